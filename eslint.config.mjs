@@ -1,0 +1,25 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.nx/**', 'apps/web/public/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Pass an RNG in; the rules have no randomness of their own.' },
+      ],
+    },
+  },
+  {
+    files: ['libs/rules/src/**/*.ts'],
+    ignores: ['libs/rules/src/cli/**'],
+    rules: {
+      'no-restricted-globals': ['error', 'Date', 'setTimeout', 'setInterval', 'process', 'fetch'],
+      'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'net', 'http', 'child_process'] }],
+    },
+  },
+);

@@ -1,0 +1,24 @@
+export * from './types';
+export * from './tiles';
+export * from './errors';
+export { createRng, shuffled, type Rng } from './rng';
+export { RULE_SETS, FIVE_TILE_DOMINO_BONUS, type RuleSet } from './rule-sets';
+export {
+  createMatch,
+  startRound,
+  startRoundWithDeal,
+  randomDeal,
+  legalActions,
+  applyAction,
+  applyOrThrow,
+  deadlineAction,
+  automaticAction,
+  roundResult,
+  matchResult,
+  rulesOf,
+  sideOf,
+  type MatchConfigInput,
+  type Deal,
+} from './match';
+export { seatView } from './view';
+export * from './timing';

@@ -1,0 +1,44 @@
+/** A domino tile `[a, b]`, each half 0..6. Hands keep tiles as dealt; comparisons ignore orientation. */
+export type Tile = readonly [number, number];
+
+export const HIGHEST_PIP = 6;
+
+/** The double-six set: 28 tiles `[a, b]` with `0 <= a <= b <= 6`, each exactly once. */
+export function fullSet(): Tile[] {
+  const tiles: Tile[] = [];
+  for (let a = 0; a <= HIGHEST_PIP; a++) {
+    for (let b = a; b <= HIGHEST_PIP; b++) tiles.push([a, b]);
+  }
+  return tiles;
+}
+
+export const pips = (tile: Tile): number => tile[0] + tile[1];
+
+export const handPips = (hand: readonly Tile[]): number => hand.reduce((sum, tile) => sum + pips(tile), 0);
+
+export const isDouble = (tile: Tile): boolean => tile[0] === tile[1];
+
+export const matchesNumber = (tile: Tile, n: number): boolean => tile[0] === n || tile[1] === n;
+
+export const sameTile = (x: Tile, y: Tile): boolean =>
+  (x[0] === y[0] && x[1] === y[1]) || (x[0] === y[1] && x[1] === y[0]);
+
+/** A number 0..27 that names a tile whatever its orientation. */
+export const tileId = (tile: Tile): number => {
+  const lo = Math.min(tile[0], tile[1]);
+  const hi = Math.max(tile[0], tile[1]);
+  return lo * (HIGHEST_PIP + 1) + hi;
+};
+
+export function isValidTile(value: unknown): value is Tile {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    value.every((half) => Number.isInteger(half) && half >= 0 && half <= HIGHEST_PIP)
+  );
+}
+
+/** The half that stays open when `tile` is laid against `n` (the other half touches the chain). */
+export const outerHalf = (tile: Tile, n: number): number => (tile[0] === n ? tile[1] : tile[0]);
+
+export const tileText = (tile: Tile): string => `[${tile[0]},${tile[1]}]`;
