@@ -1,0 +1,95 @@
+import { upsertDeadline, type DeadlineQueue, type Logger, type Redis, type Clock } from '@dominoes/platform';
+import { shardOf, type IntentEnvelope, type RedisNames } from '@dominoes/protocol';
+import type { DeadlineScheduler, TableEngine } from '../table/table-engine';
+import type { TableStore } from '../table/table-store';
+import type { Deadline } from '../table/table-state';
+
+/**
+ * Keeps every table's deadline alive. Timers are derived from the stored state: when this replica
+ * takes a shard it sets the deadline job of each of its tables again (Redis may have lost them),
+ * and a sweep fires, through the shard's own stream, any deadline that is overdue with no firing.
+ */
+export class DeadlineKeeper implements DeadlineScheduler {
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private rebuildTimer: NodeJS.Timeout | null = null;
+  private readonly shardsToRebuild = new Set<number>();
+  private readonly swept = new Map<string, string>();
+
+  constructor(
+    private readonly queue: DeadlineQueue,
+    private readonly redis: Redis,
+    private readonly names: RedisNames,
+    private readonly shards: number,
+    private readonly store: TableStore,
+    private readonly engine: TableEngine,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly overdueGraceMs: number,
+  ) {}
+
+  async schedule(tableId: string, deadline: Deadline, traceparent?: string): Promise<void> {
+    const job = { tableId, key: deadline.key, dueAt: deadline.at, ...(traceparent ? { traceparent } : {}) };
+    await upsertDeadline(this.queue, job, deadline.at - this.clock.now());
+  }
+
+  /** Shards taken at about the same time are rebuilt with one query. */
+  shardAcquired(shard: number): void {
+    this.shardsToRebuild.add(shard);
+    if (this.rebuildTimer) return;
+    this.rebuildTimer = setTimeout(() => {
+      this.rebuildTimer = null;
+      void this.rebuild();
+    }, 200);
+  }
+
+  private async rebuild(): Promise<void> {
+    const shards = new Set(this.shardsToRebuild);
+    this.shardsToRebuild.clear();
+    try {
+      const tables = await this.store.tablesWithDeadlines();
+      let count = 0;
+      for (const { id, state } of tables) {
+        if (!shards.has(shardOf(id, this.shards)) || !state.deadline) continue;
+        await this.schedule(id, state.deadline);
+        await this.engine.load(id);
+        count++;
+      }
+      this.logger.info({ shards: [...shards], deadlines: count }, 'deadlines rebuilt from Postgres');
+    } catch (error) {
+      this.logger.error({ err: error }, 'deadline rebuild failed; retrying');
+      for (const shard of shards) this.shardAcquired(shard);
+    }
+  }
+
+  startSweep(intervalMs = 1000): void {
+    this.sweepTimer = setInterval(() => void this.sweep(), intervalMs);
+  }
+
+  /** Fires, once per key, every deadline of this replica's tables that is overdue by the grace. */
+  async sweep(): Promise<void> {
+    const now = this.clock.now();
+    for (const table of this.engine.cachedTables()) {
+      const d = table.deadline;
+      if (!d || d.at > now - this.overdueGraceMs || this.swept.get(table.id) === d.key) continue;
+      this.swept.set(table.id, d.key);
+      const envelope: IntentEnvelope = {
+        intentId: `deadline:${d.key}`,
+        tableId: table.id,
+        player: null,
+        connectionId: null,
+        replyTo: null,
+        sentAt: now,
+        intent: { kind: 'deadline', key: d.key, dueAt: d.at },
+      };
+      this.logger.warn({ tableId: table.id, key: d.key, lateMs: now - d.at }, 'deadline overdue: firing it from the sweep');
+      await this.redis
+        .xadd(this.names.intentStream(shardOf(table.id, this.shards)), 'MAXLEN', '~', 100000, '*', 'm', JSON.stringify(envelope))
+        .catch((error: unknown) => this.logger.error({ err: error }, 'sweep could not send'));
+    }
+  }
+
+  stop(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.rebuildTimer) clearTimeout(this.rebuildTimer);
+  }
+}

@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  checkPostgres,
+  checkRedis,
+  createDeadlineQueue,
+  createLogger,
+  createPrisma,
+  createRedis,
+  PinoNestLogger,
+  systemClock,
+} from '@dominoes/platform';
+import { redisNames, shardOf } from '@dominoes/protocol';
+import { HealthController, IntentsController, PRISMA, REDIS } from './app.controllers';
+import { readConfig } from './config';
+import { DeadlineKeeper } from './deadlines/deadline-keeper';
+import { TableServiceMetrics } from './metrics';
+import { TableEngine, type DeadlineScheduler } from './table/table-engine';
+import { TableStore } from './table/table-store';
+import type { TableState } from './table/table-state';
+import { ShardedStreamsServer } from './transport/sharded-streams.server';
+
+async function bootstrap(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger('table-service', config.logLevel);
+  const problems = (await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)])).filter(Boolean);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(problem);
+    process.exit(1);
+  }
+  const prisma = createPrisma(config.databaseUrl);
+  const redis = createRedis(config.redisUrl, 'table-service');
+  const names = redisNames(config.redisPrefix);
+  const queue = createDeadlineQueue(config.redisUrl, config.redisPrefix);
+  const store = new TableStore(prisma);
+  const deadlines: DeadlineScheduler = { schedule: (...args) => keeper.schedule(...args) };
+  let server: ShardedStreamsServer | null = null;
+  const metrics: TableServiceMetrics = new TableServiceMetrics(
+    (): Iterable<TableState> => engine.cachedTables(),
+    () => server?.ownedShards().size ?? 0,
+  );
+  const engine: TableEngine = new TableEngine({ store, publisher: redis, names, clock: systemClock, durations: config.durations, deadlines, logger, metrics });
+  const keeper = new DeadlineKeeper(queue, redis, names, config.tableShards, store, engine, systemClock, logger, config.overdueGraceMs);
+  server = new ShardedStreamsServer({
+    redis,
+    names,
+    shards: config.tableShards,
+    replicaId: config.replicaId,
+    logger,
+    onShardAcquired: (shard) => keeper.shardAcquired(shard),
+    onShardLost: (shard) => engine.forget((tableId) => shardOf(tableId, config.tableShards) === shard),
+  });
+
+  @Module({})
+  class AppModule {
+    static register(): DynamicModule {
+      return {
+        module: AppModule,
+        controllers: [IntentsController, HealthController],
+        providers: [
+          { provide: TableEngine, useValue: engine },
+          { provide: TableServiceMetrics, useValue: metrics },
+          { provide: PRISMA, useValue: prisma },
+          { provide: REDIS, useValue: redis },
+        ],
+      };
+    }
+  }
+
+  const app = await NestFactory.create(AppModule.register(), { logger: new PinoNestLogger(logger) });
+  app.connectMicroservice({ strategy: server });
+  await app.startAllMicroservices();
+  await app.listen(config.port, '0.0.0.0');
+  keeper.startSweep();
+  logger.info(
+    { port: config.port, replicaId: config.replicaId, shards: config.tableShards, durations: config.durations },
+    'table-service ready',
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'table-service stopping: finishing the intents in hand, giving shards back');
+    keeper.stop();
+    await app.close();
+    await queue.close();
+    await prisma.$disconnect();
+    redis.disconnect();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+void bootstrap();

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock, Logger, Redis } from '@dominoes/platform';
+import { createRng, type Durations } from '@dominoes/rules';
+import type { IntentEnvelope, IntentReply, RedisNames, SeatEvent } from '@dominoes/protocol';
+import { decide, openTable } from './table-policy';
+import { DuplicateIntentError, StaleWriteError, type TableStore } from './table-store';
+import { seatOfPlayer, type Deadline, type TableState } from './table-state';
+import { occupiedSeats, tableView } from './table-views';
+
+/** Sets the one delayed deadline job of a table (timer-service fires it). */
+export interface DeadlineScheduler {
+  schedule(tableId: string, deadline: Deadline, traceparent?: string): Promise<void>;
+}
+
+export interface EngineMetrics {
+  intent(kind: string, outcome: string): void;
+}
+
+export interface EngineDeps {
+  readonly store: TableStore;
+  readonly publisher: Redis;
+  readonly names: RedisNames;
+  readonly clock: Clock;
+  readonly durations: Durations;
+  readonly deadlines: DeadlineScheduler;
+  readonly logger: Logger;
+  readonly metrics?: EngineMetrics;
+}
+
+/**
+ * Applies intents to tables: decide (pure) → store in Postgres (fenced) → publish each seat's own
+ * view → set the next deadline → reply. Intents of one table run one at a time, in arrival order.
+ */
+export class TableEngine {
+  private readonly cache = new Map<string, TableState>();
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** Runs `work` after every earlier intent of the same table. */
+  private serial<T>(tableId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(tableId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const tail = next.catch(() => undefined);
+    this.tails.set(tableId, tail);
+    void tail.then(() => {
+      if (this.tails.get(tableId) === tail) this.tails.delete(tableId);
+    });
+    return next;
+  }
+
+  handle(envelope: IntentEnvelope): Promise<IntentReply> {
+    return this.serial(envelope.tableId, () => this.apply(envelope));
+  }
+
+  /** Drops what this replica knows of tables it no longer owns. */
+  forget(predicate: (tableId: string) => boolean): void {
+    for (const id of [...this.cache.keys()]) if (predicate(id)) this.cache.delete(id);
+  }
+
+  cachedTables(): Iterable<TableState> {
+    return this.cache.values();
+  }
+
+  async load(tableId: string): Promise<TableState | null> {
+    const cached = this.cache.get(tableId);
+    if (cached) return cached;
+    const stored = await this.deps.store.load(tableId);
+    if (stored) this.cache.set(tableId, stored);
+    return stored;
+  }
+
+  private async apply(envelope: IntentEnvelope): Promise<IntentReply> {
+    const { intentId, tableId, intent } = envelope;
+    const reply = (outcome: IntentReply): IntentReply => {
+      this.deps.metrics?.intent(intent.kind, outcome.ok ? 'applied' : outcome.code);
+      return outcome;
+    };
+    if (intent.kind === 'create') return reply(await this.create(envelope));
+    const table = await this.load(tableId);
+    if (!table) return reply({ ok: false, intentId, code: 'TABLE_NOT_FOUND', message: `There is no table ${tableId}.` });
+    const seatOf = (t: TableState) => (envelope.player ? seatOfPlayer(t, envelope.player.id) : -1);
+    if (table.recentIntents.includes(intentId)) {
+      // Applied before (a client retry, or a redelivery after a crash): at most once.
+      const seat = seatOf(table);
+      return reply({ ok: true, intentId, version: table.version, seat: seat >= 0 ? seat : null });
+    }
+    const decision = decide(table, envelope, {
+      now: this.deps.clock.now(),
+      rng: createRng(randomBytes(16).toString('hex')),
+      durations: this.deps.durations,
+    });
+    if (!decision.ok) return reply({ ok: false, intentId, code: decision.code, message: decision.message });
+    const cause = { intentId, sentAt: envelope.sentAt };
+    if (decision.events.length === 0) {
+      // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again.
+      if (decision.seat !== null) await this.publish(table, [decision.seat], cause);
+      return reply({ ok: true, intentId, version: table.version, seat: decision.seat });
+    }
+    let stored: TableState;
+    try {
+      await this.deps.store.append(table, decision.table, decision.events, intentId);
+      stored = { ...decision.table, version: table.version + decision.events.length };
+    } catch (error) {
+      this.cache.delete(tableId);
+      if (error instanceof DuplicateIntentError) {
+        const fresh = await this.load(tableId);
+        return reply({ ok: true, intentId, version: fresh?.version ?? null, seat: decision.seat });
+      }
+      if (error instanceof StaleWriteError) this.deps.logger.warn({ tableId, intentId }, error.message);
+      throw error;
+    }
+    this.cache.set(tableId, stored);
+    await this.publish(stored, occupiedSeats(stored), cause);
+    await this.scheduleDeadline(table, stored, envelope.traceparent);
+    return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
+  }
+
+  private async create(envelope: IntentEnvelope): Promise<IntentReply> {
+    const { intentId, tableId, intent } = envelope;
+    if (intent.kind !== 'create' || envelope.player === null) {
+      return { ok: false, intentId, code: 'UNAUTHENTICATED', message: 'Opening a table needs a player.' };
+    }
+    const opened = openTable(tableId, envelope.player, intent.config, envelope.connectionId);
+    if (!opened.ok) return { ok: false, intentId, code: opened.code, message: opened.message };
+    const stored = await this.deps.store.create(opened.table, opened.events, intentId);
+    if (!stored) return { ok: false, intentId, code: 'NOT_ALLOWED_NOW', message: 'table code taken' };
+    this.cache.set(tableId, stored);
+    return { ok: true, intentId, version: stored.version, seat: 0 };
+  }
+
+  private async publish(table: TableState, seats: readonly number[], cause: SeatEvent['cause']): Promise<void> {
+    if (seats.length === 0) return;
+    const pipeline = this.deps.publisher.pipeline();
+    for (const seat of seats) {
+      const event: SeatEvent = { tableId: table.id, seat, version: table.version, view: tableView(table, seat), cause };
+      pipeline.publish(this.deps.names.seatChannel(table.id, seat), JSON.stringify(event));
+    }
+    await pipeline.exec();
+  }
+
+  private async scheduleDeadline(before: TableState, after: TableState, traceparent?: string): Promise<void> {
+    if (!after.deadline || after.deadline.key === before.deadline?.key) return;
+    try {
+      await this.deps.deadlines.schedule(after.id, after.deadline, traceparent);
+    } catch (error) {
+      // The change is stored; the overdue sweep fires this deadline if the job never made it.
+      this.deps.logger.error({ tableId: after.id, err: error }, 'could not schedule the deadline');
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import type { Action, ActionOrigin, MatchConfig, RoundResult, MatchResult, Tile } from '@dominoes/rules';
+
+/**
+ * What a stored change says happened. Each event is one row of the append-only log
+ * (table_actions), numbered by the table version it made. Rounds and matches replay from it.
+ */
+export type TableEvent =
+  | { kind: 'table-created'; payload: { variant: string; seatCount: number; target: number; oneRound: boolean; hostPlayerId: string } }
+  | { kind: 'seat-taken'; seat: number; payload: { playerId: string; name: string } }
+  | { kind: 'seat-freed'; seat: number; payload: { playerId: string } }
+  | { kind: 'host-changed'; payload: { hostPlayerId: string | null } }
+  | { kind: 'presence'; seat: number; payload: { connected: boolean; connections: number } }
+  | { kind: 'auto-pass'; seat: number; payload: { on: boolean } }
+  | { kind: 'match-started'; matchNumber: number; payload: { config: MatchConfig; players: string[] } }
+  | {
+      kind: 'round-dealt';
+      matchNumber: number;
+      roundNumber: number;
+      payload: { hands: readonly (readonly Tile[])[]; stock: readonly Tile[]; opener: number; redeals: number };
+    }
+  | {
+      kind: 'action';
+      seat: number;
+      matchNumber: number;
+      roundNumber: number;
+      payload: { action: Action; by: ActionOrigin; drawn?: Tile };
+    }
+  | { kind: 'round-ended'; matchNumber: number; roundNumber: number; payload: { result: RoundResult; scores: readonly number[]; opener: number } }
+  | { kind: 'match-ended'; matchNumber: number; payload: { result: MatchResult } };
+
+export type TableEventKind = TableEvent['kind'];
+
+export const eventSeat = (e: TableEvent): number | null => ('seat' in e ? e.seat : null);
+export const eventMatch = (e: TableEvent): number | null => ('matchNumber' in e ? e.matchNumber : null);
+export const eventRound = (e: TableEvent): number | null => ('roundNumber' in e ? e.roundNumber : null);

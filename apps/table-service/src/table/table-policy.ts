@@ -1,0 +1,357 @@
+import {
+  applyAction,
+  automaticAction,
+  createMatch,
+  deadlineAction,
+  deadlineAfterDisconnect,
+  breakDeadline,
+  matchResult,
+  startRound,
+  turnDeadline,
+  type Action,
+  type ActionOrigin,
+  type Durations,
+  type MatchState,
+  type Rng,
+} from '@dominoes/rules';
+import type { ErrorCode, IntentEnvelope, TableIntent } from '@dominoes/protocol';
+import type { TableEvent } from './table-events';
+import { isConnected, RECENT_INTENTS_KEPT, seatOfPlayer, type Deadline, type SeatState, type TableState } from './table-state';
+
+/**
+ * How a table answers each intent: seating, the host, presence, auto-pass, deadlines and the
+ * match, above the rules of the game (which stay in libs/rules). Pure: time and randomness come in.
+ */
+export interface PolicyContext {
+  readonly now: number;
+  readonly rng: Rng;
+  readonly durations: Durations;
+}
+
+export type Decision =
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string }
+  | { readonly ok: true; readonly table: TableState; readonly events: readonly TableEvent[]; readonly seat: number | null };
+
+const refuse = (code: ErrorCode, message: string): Decision => ({ ok: false, code, message });
+
+/** A table being changed: the state so far and the events that made it. */
+class Change {
+  readonly events: TableEvent[] = [];
+  constructor(
+    public table: TableState,
+    readonly ctx: PolicyContext,
+  ) {}
+
+  set(patch: Partial<TableState>): void {
+    this.table = { ...this.table, ...patch };
+  }
+
+  setSeat(seat: number, value: SeatState | null): void {
+    const seats = this.table.seats.slice();
+    seats[seat] = value;
+    this.set({ seats });
+  }
+
+  emit(event: TableEvent): void {
+    this.events.push(event);
+  }
+
+  get match(): MatchState {
+    return this.table.match as MatchState;
+  }
+
+  /** Applies a rules action and records it; the caller knows it is legal or wants the error. */
+  act(action: Action, by: ActionOrigin): Decision | null {
+    const before = this.match;
+    const applied = applyAction(before, action, by);
+    if (!applied.ok) return refuse(applied.error.code, applied.error.message);
+    const round = before.round!;
+    const entry = applied.value.round!.log.at(-1)!;
+    this.set({ match: applied.value });
+    this.emit({
+      kind: 'action',
+      seat: action.seat,
+      matchNumber: this.table.matchNumber,
+      roundNumber: round.number,
+      payload: { action, by, ...(entry.drawn ? { drawn: entry.drawn } : {}) },
+    });
+    return null;
+  }
+
+  /**
+   * The forced passes and draws the table makes at once (auto-pass, a locked board), then the clock:
+   * a new turn gets a new deadline; with `turnMoved` false and nothing forced, the clock runs on.
+   */
+  settle(turnMoved = true): void {
+    let forced = 0;
+    for (;;) {
+      const action = automaticAction(this.match, (seat) => this.table.seats[seat]?.autoPass === true);
+      if (action === null) break;
+      this.act(action, 'auto');
+      forced++;
+    }
+    const match = this.match;
+    if (match.phase === 'playing') {
+      if (turnMoved || forced > 0) this.startTurnClock();
+      return;
+    }
+    const round = match.round!;
+    this.emit({
+      kind: 'round-ended',
+      matchNumber: this.table.matchNumber,
+      roundNumber: round.number,
+      payload: { result: round.result!, scores: match.scores, opener: round.opener },
+    });
+    if (match.phase === 'over') {
+      this.emit({ kind: 'match-ended', matchNumber: this.table.matchNumber, payload: { result: matchResult(match) } });
+      this.set({ status: 'finished', deadline: null });
+    } else {
+      // P18: a 30 s break, after which the next round starts by itself.
+      this.setDeadline('break', breakDeadline(this.ctx.now, this.ctx.durations), null);
+    }
+  }
+
+  /** P16/P17: 45 s for the seat to move, 5 s when it is disconnected as its turn starts. */
+  startTurnClock(): void {
+    const seat = this.match.round!.turn;
+    const at = turnDeadline(this.ctx.now, isConnected(this.table.seats[seat] ?? null), this.ctx.durations);
+    this.setDeadline('turn', at, seat);
+  }
+
+  setDeadline(kind: Deadline['kind'], at: number, seat: number | null): void {
+    // The key is the version this change will store: unique, and it changes whenever the clock does.
+    this.set({ deadline: { kind, at, seat, key: String(this.table.version + this.events.length + 1) } });
+  }
+
+  dealNextRound(): void {
+    const dealt = startRound(this.match, this.ctx.rng);
+    if (!dealt.ok) throw new Error(`startRound refused: ${dealt.error.message}`);
+    const round = dealt.value.round!;
+    this.set({ match: dealt.value });
+    this.emit({
+      kind: 'round-dealt',
+      matchNumber: this.table.matchNumber,
+      roundNumber: round.number,
+      payload: { hands: round.hands, stock: round.stock, opener: round.opener, redeals: round.redeals },
+    });
+    this.settle();
+  }
+
+  startMatch(): void {
+    const created = createMatch({
+      variant: this.table.variant,
+      seats: this.table.seatCount,
+      target: this.table.target,
+      oneRound: this.table.oneRound,
+    });
+    if (!created.ok) throw new Error(`createMatch refused a stored config: ${created.error.message}`);
+    const matchNumber = this.table.matchNumber + 1;
+    this.set({ match: created.value, matchNumber, status: 'playing' });
+    this.emit({
+      kind: 'match-started',
+      matchNumber,
+      payload: { config: created.value.config, players: this.table.seats.map((s) => s?.playerId ?? '') },
+    });
+    this.dealNextRound();
+  }
+}
+
+/** A new table, opened by its host, who takes seat 0. */
+export function openTable(
+  id: string,
+  host: { id: string; name: string },
+  config: { variant: TableState['variant']; target?: number; seats?: number; oneRound?: boolean },
+  connectionId: string | null,
+): Decision {
+  const checked = createMatch(config);
+  if (!checked.ok) return refuse(checked.error.code, checked.error.message);
+  const { variant, seats: seatCount, target, oneRound } = checked.value.config;
+  const table: TableState = {
+    id,
+    variant,
+    seatCount,
+    target,
+    oneRound,
+    hostPlayerId: host.id,
+    status: 'waiting',
+    seats: Array.from({ length: seatCount }, (_, i) =>
+      i === 0 ? { playerId: host.id, name: host.name, connections: connectionId ? [connectionId] : [], autoPass: false, arrival: 1 } : null,
+    ),
+    arrivals: 1,
+    matchNumber: 0,
+    match: null,
+    deadline: null,
+    version: 0,
+    recentIntents: [],
+  };
+  return {
+    ok: true,
+    table,
+    seat: 0,
+    events: [
+      { kind: 'table-created', payload: { variant, seatCount, target, oneRound, hostPlayerId: host.id } },
+      { kind: 'seat-taken', seat: 0, payload: { playerId: host.id, name: host.name } },
+    ],
+  };
+}
+
+function join(change: Change, player: { id: string; name: string }, connectionId: string | null): number | Decision {
+  const table = change.table;
+  const existing = seatOfPlayer(table, player.id);
+  if (existing >= 0) {
+    // A player who comes back with the same identity returns to the same seat.
+    const seat = table.seats[existing]!;
+    if (connectionId && !seat.connections.includes(connectionId)) {
+      // Reconnecting gives no time back (P17): the clock is left as it is.
+      const connections = [...seat.connections, connectionId];
+      change.setSeat(existing, { ...seat, connections });
+      change.emit({ kind: 'presence', seat: existing, payload: { connected: true, connections: connections.length } });
+    }
+    return existing;
+  }
+  const free = table.seats.findIndex((s) => s === null);
+  if (table.status !== 'waiting' || free < 0) return refuse('TABLE_FULL', 'Every seat at this table is taken.');
+  // P3: seats go by arrival; the next arrival takes the lowest free seat.
+  const arrivals = table.arrivals + 1;
+  change.setSeat(free, { playerId: player.id, name: player.name, connections: connectionId ? [connectionId] : [], autoPass: false, arrival: arrivals });
+  change.set({ arrivals });
+  change.emit({ kind: 'seat-taken', seat: free, payload: { playerId: player.id, name: player.name } });
+  if (table.hostPlayerId === null) {
+    change.set({ hostPlayerId: player.id });
+    change.emit({ kind: 'host-changed', payload: { hostPlayerId: player.id } });
+  }
+  // The match starts by itself when every seat is taken; no seat is ever filled by the server.
+  if (change.table.seats.every((s) => s !== null)) change.startMatch();
+  return free;
+}
+
+function dropConnections(change: Change, seat: number, connectionIds: readonly string[] | 'all'): void {
+  const state = change.table.seats[seat]!;
+  const connections = connectionIds === 'all' ? [] : state.connections.filter((c) => !connectionIds.includes(c));
+  if (connections.length === state.connections.length) return;
+  change.setSeat(seat, { ...state, connections });
+  change.emit({ kind: 'presence', seat, payload: { connected: connections.length > 0, connections: connections.length } });
+  if (connections.length > 0) return;
+  // P17: a seat that drops during its turn has min(current deadline, now + 5 s).
+  const deadline = change.table.deadline;
+  if (deadline && deadline.kind === 'turn' && deadline.seat === seat) {
+    const at = deadlineAfterDisconnect(deadline.at, change.ctx.now);
+    if (at !== deadline.at) change.setDeadline('turn', at, seat);
+  }
+}
+
+function leave(change: Change, seat: number): void {
+  const table = change.table;
+  if (table.status !== 'waiting') {
+    // After the start, leaving is being disconnected: the seat plays on by the clock (P16/P17).
+    dropConnections(change, seat, 'all');
+    return;
+  }
+  const leaving = table.seats[seat]!;
+  change.setSeat(seat, null);
+  change.emit({ kind: 'seat-freed', seat, payload: { playerId: leaving.playerId } });
+  if (table.hostPlayerId === leaving.playerId) {
+    // The host role goes to the earliest-seated player left.
+    const next = change.table.seats
+      .filter((s): s is SeatState => s !== null)
+      .sort((a, b) => a.arrival - b.arrival)[0];
+    change.set({ hostPlayerId: next?.playerId ?? null });
+    change.emit({ kind: 'host-changed', payload: { hostPlayerId: next?.playerId ?? null } });
+  }
+}
+
+function ruleAction(intent: TableIntent, seat: number): Action | null {
+  switch (intent.kind) {
+    case 'play':
+      return intent.end === undefined
+        ? { type: 'play', seat, tile: intent.tile }
+        : { type: 'play', seat, tile: intent.tile, end: intent.end };
+    case 'pass':
+      return { type: 'pass', seat };
+    case 'draw':
+      return { type: 'draw', seat };
+    default:
+      return null;
+  }
+}
+
+function onDeadline(change: Change, key: string): Decision | null {
+  const deadline = change.table.deadline;
+  // An out-of-date deadline (the turn moved on, the clock was reset) changes nothing.
+  if (deadline === null || deadline.key !== key) return null;
+  if (deadline.kind === 'break') {
+    change.dealNextRound();
+    return null;
+  }
+  const action = deadlineAction(change.match);
+  if (action === null) return null;
+  const refused = change.act(action, 'deadline');
+  if (refused) return refused;
+  change.settle();
+  return null;
+}
+
+/** Decides what an intent does to a table. Never throws on bad input; refusals change nothing. */
+export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyContext): Decision {
+  const intent = envelope.intent;
+  const change = new Change(table, ctx);
+  const finish = (seat: number | null): Decision => {
+    const recentIntents = [...table.recentIntents, envelope.intentId].slice(-RECENT_INTENTS_KEPT);
+    return { ok: true, table: change.events.length > 0 ? { ...change.table, recentIntents } : change.table, events: change.events, seat };
+  };
+
+  if (intent.kind === 'deadline') {
+    const refused = onDeadline(change, intent.key);
+    return refused ?? finish(null);
+  }
+  if (intent.kind === 'create') return refuse('NOT_ALLOWED_NOW', 'table code taken');
+  const player = envelope.player;
+  if (player === null) return refuse('UNAUTHENTICATED', 'This intent needs a player.');
+
+  if (intent.kind === 'join') {
+    const result = join(change, player, envelope.connectionId);
+    return typeof result === 'number' ? finish(result) : result;
+  }
+
+  const seat = seatOfPlayer(table, player.id);
+  if (seat < 0) return refuse('NOT_SEATED', 'You have no seat at this table.');
+  const isHost = table.hostPlayerId === player.id;
+
+  switch (intent.kind) {
+    case 'sync':
+      return finish(seat);
+    case 'presence':
+      if (!intent.connected && envelope.connectionId) dropConnections(change, seat, [envelope.connectionId]);
+      return finish(seat);
+    case 'leave':
+      leave(change, seat);
+      return finish(seat);
+    case 'autoPass': {
+      const current = table.seats[seat]!;
+      if (current.autoPass === intent.on) return finish(seat);
+      change.setSeat(seat, { ...current, autoPass: intent.on });
+      change.emit({ kind: 'auto-pass', seat, payload: { on: intent.on } });
+      if (table.match?.phase === 'playing') change.settle(false);
+      return finish(seat);
+    }
+    case 'startRound':
+      if (!isHost) return refuse('NOT_HOST', 'Only the host can start the next round.');
+      if (table.match?.phase !== 'between-rounds') return refuse('NOT_ALLOWED_NOW', 'There is no break to cut short.');
+      change.dealNextRound();
+      return finish(seat);
+    case 'newMatch':
+      if (!isHost) return refuse('NOT_HOST', 'Only the host can start a new match.');
+      if (table.status !== 'finished') return refuse('MATCH_NOT_OVER', 'The match is not over yet.');
+      change.startMatch();
+      return finish(seat);
+    case 'play':
+    case 'pass':
+    case 'draw': {
+      if (table.match === null || table.status !== 'playing') return refuse('NO_ROUND_IN_PLAY', 'No round is in play.');
+      const refused = change.act(ruleAction(intent, seat)!, 'player');
+      if (refused) return refused;
+      change.settle();
+      return finish(seat);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import type { MatchState, Variant } from '@dominoes/rules';
+import type { TableStatus } from '@dominoes/protocol';
+
+export interface SeatState {
+  readonly playerId: string;
+  readonly name: string;
+  /** Open sockets of this player at this table; empty means disconnected (P17). */
+  readonly connections: readonly string[];
+  readonly autoPass: boolean;
+  /** Order of arrival, for the host hand-over. */
+  readonly arrival: number;
+}
+
+export interface Deadline {
+  readonly kind: 'turn' | 'break';
+  /** Epoch milliseconds. */
+  readonly at: number;
+  /** Names this deadline: a firing whose key is not the current one is out of date and ignored. */
+  readonly key: string;
+  readonly seat: number | null;
+}
+
+/** Everything the table-service knows about one table; stored whole as the snapshot at `version`. */
+export interface TableState {
+  readonly id: string;
+  readonly variant: Variant;
+  readonly seatCount: number;
+  readonly target: number;
+  readonly oneRound: boolean;
+  readonly hostPlayerId: string | null;
+  readonly status: TableStatus;
+  readonly seats: readonly (SeatState | null)[];
+  readonly arrivals: number;
+  readonly matchNumber: number;
+  readonly match: MatchState | null;
+  readonly deadline: Deadline | null;
+  /** The version of the last stored change; the fencing number of the row. */
+  readonly version: number;
+  /** Intent ids applied lately, so a repeated intent is applied at most once. */
+  readonly recentIntents: readonly string[];
+}
+
+export const RECENT_INTENTS_KEPT = 64;
+
+export const seatOfPlayer = (table: TableState, playerId: string): number =>
+  table.seats.findIndex((s) => s !== null && s.playerId === playerId);
+
+export const isConnected = (seat: SeatState | null): boolean => seat !== null && seat.connections.length > 0;

@@ -1,0 +1,173 @@
+import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { isObservable, lastValueFrom } from 'rxjs';
+import type { Logger, Redis } from '@dominoes/platform';
+import {
+  INTENT_GROUP,
+  IntentEnvelopeSchema,
+  type IntentEnvelope,
+  type IntentReply,
+  type RedisNames,
+} from '@dominoes/protocol';
+import { ShardLeases, type LeaseTiming } from '../shards/shard-leases';
+import { StaleWriteError } from '../table/table-store';
+
+export const INTENT_PATTERN = 'intent';
+
+export interface ShardedStreamsOptions {
+  readonly redis: Redis;
+  readonly names: RedisNames;
+  readonly shards: number;
+  readonly replicaId: string;
+  readonly logger: Logger;
+  readonly leaseTiming?: LeaseTiming;
+  /** Called when this replica takes or loses a shard (caches, deadline rebuild). */
+  readonly onShardAcquired?: (shard: number) => void;
+  readonly onShardLost?: (shard: number) => void;
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+/**
+ * A NestJS transport that routes by shard: intents for table T wait in the Redis stream of shard
+ * hash(T) mod S, and only the replica holding that shard's lease reads them (a consumer group, so
+ * what a dead replica had read but not acknowledged is claimed by the next owner). The handler of
+ * the `intent` pattern applies it; the reply goes to the sender's reply channel; then XACK.
+ */
+export class ShardedStreamsServer extends Server implements CustomTransportStrategy {
+  private leases: ShardLeases | null = null;
+  private readonly loops = new Map<number, Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closing = false;
+
+  constructor(private readonly options: ShardedStreamsOptions) {
+    super();
+  }
+
+  listen(callback: (...optionalParams: unknown[]) => unknown): void {
+    const { redis, names, shards, replicaId, logger } = this.options;
+    this.leases = new ShardLeases(
+      redis,
+      names,
+      shards,
+      replicaId,
+      {
+        acquired: (shard) => {
+          this.options.onShardAcquired?.(shard);
+          if (!this.loops.has(shard)) this.loops.set(shard, this.consume(shard));
+        },
+        lost: (shard) => this.options.onShardLost?.(shard),
+      },
+      logger,
+      this.options.leaseTiming,
+    );
+    this.leases.start();
+    callback();
+  }
+
+  ownedShards(): ReadonlySet<number> {
+    return this.leases?.owned ?? new Set();
+  }
+
+  private owns(shard: number): boolean {
+    return !this.closing && (this.leases?.owned.has(shard) ?? false);
+  }
+
+  private async consume(shard: number): Promise<void> {
+    const { redis, names, replicaId, logger } = this.options;
+    const stream = names.intentStream(shard);
+    const reader = redis.duplicate();
+    try {
+      await reader.xgroup('CREATE', stream, INTENT_GROUP, '0', 'MKSTREAM').catch((error: Error) => {
+        if (!error.message.includes('BUSYGROUP')) throw error;
+      });
+      // What the previous owner read but never acknowledged is ours now.
+      await this.claimPending(reader, stream, shard, 0);
+      let lastClaim = Date.now();
+      while (this.owns(shard)) {
+        const result = (await reader.xreadgroup(
+          'GROUP', INTENT_GROUP, replicaId, 'COUNT', 100, 'BLOCK', 500, 'STREAMS', stream, '>',
+        )) as [string, StreamEntry[]][] | null;
+        const entries = result?.[0]?.[1] ?? [];
+        await this.processAll(reader, stream, shard, entries);
+        if (Date.now() - lastClaim > 10_000) {
+          // Retry what failed here (a fenced write) once it has waited a while.
+          await this.claimPending(reader, stream, shard, 10_000);
+          lastClaim = Date.now();
+        }
+      }
+    } catch (error) {
+      logger.error({ err: error, shard }, 'shard consumer stopped');
+    } finally {
+      reader.disconnect();
+      this.loops.delete(shard);
+    }
+  }
+
+  private async claimPending(reader: Redis, stream: string, shard: number, minIdleMs: number): Promise<void> {
+    let cursor = '0-0';
+    do {
+      const [next, entries] = (await reader.xautoclaim(
+        stream, INTENT_GROUP, this.options.replicaId, minIdleMs, cursor, 'COUNT', 100,
+      )) as [string, StreamEntry[], string[]?];
+      await this.processAll(reader, stream, shard, entries.filter((e) => e !== null && Array.isArray(e[1])));
+      cursor = next;
+    } while (cursor !== '0-0' && this.owns(shard));
+  }
+
+  private async processAll(reader: Redis, stream: string, shard: number, entries: StreamEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // Dispatched in stream order; the engine keeps each table's intents in that order.
+    const work = entries.map((entry) => this.track(this.process(reader, stream, shard, entry)));
+    await Promise.all(work);
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.inFlight.add(promise);
+    void promise.finally(() => this.inFlight.delete(promise));
+    return promise;
+  }
+
+  private async process(reader: Redis, stream: string, shard: number, [id, fields]: StreamEntry): Promise<void> {
+    const { logger, redis } = this.options;
+    const raw = fields[fields.indexOf('m') + 1];
+    let envelope: IntentEnvelope;
+    try {
+      const parsed = IntentEnvelopeSchema.safeParse(JSON.parse(raw ?? ''));
+      if (!parsed.success) throw new Error(parsed.error.message);
+      envelope = parsed.data;
+    } catch (error) {
+      logger.error({ err: error, id, shard }, 'dropping a malformed intent');
+      await reader.xack(stream, INTENT_GROUP, id);
+      return;
+    }
+    let reply: IntentReply;
+    try {
+      const handler = this.getHandlerByPattern(INTENT_PATTERN);
+      if (!handler) throw new Error('no handler for intents');
+      const result = await handler(envelope);
+      reply = (isObservable(result) ? await lastValueFrom(result) : result) as IntentReply;
+    } catch (error) {
+      if (error instanceof StaleWriteError) return; // not acknowledged: the table's owner will apply it
+      logger.error({ err: error, intentId: envelope.intentId, tableId: envelope.tableId }, 'intent failed');
+      reply = { ok: false, intentId: envelope.intentId, code: 'INTERNAL', message: 'The table could not apply this.' };
+    }
+    if (envelope.replyTo) await redis.publish(envelope.replyTo, JSON.stringify(reply));
+    await reader.xack(stream, INTENT_GROUP, id);
+  }
+
+  /** Finishes the intents in hand, then gives every shard back. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled([...this.loops.values()]);
+    await Promise.allSettled([...this.inFlight]);
+    await this.leases?.stop();
+  }
+
+  on(): never {
+    throw new Error('ShardedStreamsServer has no events to listen to.');
+  }
+
+  unwrap<T>(): T {
+    return this.options.redis as T;
+  }
+}

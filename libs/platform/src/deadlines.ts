@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, type JobsOptions } from 'bullmq';
+import { DEADLINE_QUEUE, redisNames, type DeadlineJob } from '@dominoes/protocol';
+import { createRedis } from './redis';
+
+/** The name every deadline job carries (BullMQ job names are free text). */
+export const DEADLINE_JOB_NAME = 'deadline';
+
+export type DeadlineQueue = Queue<DeadlineJob, void, string>;
+
+/**
+ * The "deadlines" queue under REDIS_PREFIX (BullMQ keys under `names.bullPrefix`). The producer's
+ * connection fails a command after a few retries instead of holding the caller forever: a lost
+ * timer is rebuilt from the stored state, a stuck table-service is not.
+ * `queue.close()` also closes the connection made here.
+ */
+export function createDeadlineQueue(redisUrl: string, prefix: string): DeadlineQueue {
+  const connection = createRedis(redisUrl, 'deadline-queue', { maxRetriesPerRequest: 3 });
+  const queue = new Queue<DeadlineJob, void, string>(DEADLINE_QUEUE, {
+    connection,
+    prefix: redisNames(prefix).bullPrefix,
+  });
+  const close = queue.close.bind(queue);
+  queue.close = async () => {
+    await close();
+    await connection.quit().catch(() => undefined);
+  };
+  return queue;
+}
+
+/**
+ * The options of one deadline job. Deduplication by table id makes the queue hold at most one
+ * job per table (plus one stored "next" while a job of that table is being processed):
+ * - `replace: true`: adding while the table's job is delayed removes that job and adds this one
+ *   (new data, new delay): only the last one fires, at its own time.
+ * - `keepLastIfActive: true`: adding while the table's job is ACTIVE (the timer-service is
+ *   dispatching it) stores this one and BullMQ adds it, with its delay counted from then, the moment
+ *   the active one finishes. Without it the add would be dropped.
+ * - `extend` only matters with a `ttl`; with `keepLastIfActive` the key has no ttl, so it is left out.
+ * The job id is ours (a UUID) so the caller can tell "added" from "deduplicated into job X".
+ */
+export function deadlineJobOptions(tableId: string, delayMs: number, jobId: string): JobsOptions {
+  return {
+    jobId,
+    delay: Math.max(0, Math.round(delayMs)),
+    deduplication: { id: tableId, replace: true, keepLastIfActive: true },
+    removeOnComplete: true,
+    removeOnFail: { count: 1000 },
+    attempts: 3,
+    backoff: { type: 'fixed', delay: 200 },
+  };
+}
+
+export type UpsertOutcome =
+  /** A new delayed (or, for delay 0, waiting) job; any delayed job of the table was replaced. */
+  | 'added'
+  /** The table's job is being processed; this one is stored and added when it finishes. */
+  | 'after-active';
+
+export interface UpsertResult {
+  readonly jobId: string;
+  readonly outcome: UpsertOutcome;
+}
+
+const MAX_UPSERT_ATTEMPTS = 5;
+
+/**
+ * Sets THE deadline of a table: the one delayed job of `job.tableId` becomes this one, due in
+ * `delayMs`. Call it after every stored change that moves the table's deadline (turn, break).
+ *
+ * BullMQ's `replace` covers a delayed job and `keepLastIfActive` an active one, but an add that meets
+ * the table's job in the WAITING list (due, not yet picked up: a busy or stopped timer-service) is
+ * dropped: the old job would fire with the old key and the new deadline never. So when the add comes
+ * back deduplicated into a job that is neither active nor delayed, that job is removed and the add
+ * retried (deadline-upsert.test.ts proves all three cases).
+ */
+export async function upsertDeadline(queue: DeadlineQueue, job: DeadlineJob, delayMs: number): Promise<UpsertResult> {
+  for (let attempt = 0; attempt < MAX_UPSERT_ATTEMPTS; attempt++) {
+    const jobId = randomUUID();
+    const added = await queue.add(DEADLINE_JOB_NAME, job, deadlineJobOptions(job.tableId, delayMs, jobId));
+    if (added.id === jobId) return { jobId, outcome: 'added' };
+    const existing = added.id;
+    if (existing === undefined) continue;
+    const state = await queue.getJobState(existing);
+    if (state === 'active') return { jobId, outcome: 'after-active' };
+    // Waiting (or anything else that is not ours): take it out and try again. A job that turned
+    // active meanwhile is locked and stays; the next add then lands as its "next".
+    if (state !== 'unknown' && state !== 'completed' && state !== 'failed') {
+      await queue.remove(existing).catch(() => 0);
+    }
+  }
+  throw new Error(`Could not set the deadline of table ${job.tableId} after ${MAX_UPSERT_ATTEMPTS} attempts.`);
+}
+
+/** Removes the table's deadline (the table finished or was closed). */
+export async function clearDeadline(queue: DeadlineQueue, tableId: string): Promise<void> {
+  const jobId = await queue.getDeduplicationJobId(tableId);
+  if (jobId) await queue.remove(jobId).catch(() => 0);
+}

@@ -1,0 +1,17 @@
+import pino, { type Logger } from 'pino';
+
+/** Structured JSON logs; readable lines when a person is watching (a TTY) or LOG_PRETTY=1. */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  const pretty = process.env.LOG_PRETTY === '1' || (process.env.LOG_PRETTY !== '0' && process.stdout.isTTY);
+  return pino({
+    name: service,
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    ...(pretty
+      ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } }
+      : {}),
+  });
+}
+
+export type { Logger };

@@ -1,0 +1,41 @@
+import { Client } from 'pg';
+import Redis from 'ioredis';
+
+const redact = (url: string): string => url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:***@');
+
+/** Says plainly what is missing and how to start it, instead of a stack trace. */
+export async function checkPostgres(databaseUrl: string): Promise<string | null> {
+  const target = new URL(databaseUrl);
+  target.pathname = '/postgres';
+  const client = new Client({ connectionString: target.toString(), connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return null;
+  } catch (error) {
+    return (
+      `Cannot reach Postgres at ${redact(databaseUrl)} (${(error as Error).message}).\n` +
+      `  Start it, e.g.: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start\n` +
+      `  or: docker compose up -d postgres   (then set DATABASE_URL)`
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function checkRedis(redisUrl: string): Promise<string | null> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return null;
+  } catch (error) {
+    return (
+      `Cannot reach Redis at ${redact(redisUrl)} (${(error as Error).message}).\n` +
+      `  Start it, e.g.: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --hz 100 --maxmemory-policy noeviction\n` +
+      `  or: docker compose up -d redis   (then set REDIS_URL)`
+    );
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,245 @@
+import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import {
+  IntentEnvelopeSchema,
+  IntentReplySchema,
+  redisNames,
+  shardOf,
+  type IntentEnvelope,
+  type IntentReply,
+} from '@dominoes/protocol';
+import { firstValueFrom, lastValueFrom } from 'rxjs';
+import type Redis from 'ioredis';
+import { createRedis } from '../redis';
+
+/** The one message pattern on the intent streams. */
+export const INTENT_PATTERN = 'intent';
+/** The stream field that holds the JSON envelope. */
+export const INTENT_FIELD = 'm';
+export const DEFAULT_INTENT_STREAM_MAXLEN = 100_000;
+export const DEFAULT_REPLY_TIMEOUT_MS = 10_000;
+
+export interface ShardedStreamsClientOptions {
+  readonly redisUrl: string;
+  /** REDIS_PREFIX: stream names come from `redisNames(prefix)`. */
+  readonly prefix: string;
+  /** TABLE_SHARDS: a table's intents go to stream `shardOf(tableId, shards)`. */
+  readonly shards: number;
+  /**
+   * The pub/sub channel the table-service publishes replies on (`names.replyChannel(id)`).
+   * Null for a client that only emits (the timer-service): `send` then fails at once.
+   */
+  readonly replyChannel: string | null;
+  readonly replyTimeoutMs?: number;
+  /** `XADD ... MAXLEN ~ maxLen`: how many entries a shard stream keeps at most (roughly). */
+  readonly maxLen?: number;
+  /** Shown in `CLIENT LIST`. */
+  readonly connectionName?: string;
+}
+
+/** No reply came within the timeout. The intent may still be applied later (it stays in the stream). */
+export class IntentTimeoutError extends Error {
+  constructor(readonly intentId: string, timeoutMs: number) {
+    super(`No reply to intent ${intentId} within ${timeoutMs} ms.`);
+    this.name = 'IntentTimeoutError';
+  }
+}
+
+/** The envelope failed IntentEnvelopeSchema: a bug of the sender, never of the player. */
+export class InvalidEnvelopeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidEnvelopeError';
+  }
+}
+
+type Callback = (packet: WritePacket) => void;
+
+/**
+ * The sending side of the intent transport (docs/decisions: Redis Streams, one stream per shard).
+ *
+ * - `send('intent', envelope)` XADDs the envelope to its table's shard stream and resolves with the
+ *   IntentReply the table-service publishes on `envelope.replyTo` (this client's reply channel).
+ * - `emit('intent', envelope)` XADDs and resolves with the stream entry id, without waiting for
+ *   anything else (the timer-service's deadlines, the gateway's presence notes).
+ *
+ * One writer connection and one subscriber connection per client, whatever the number of intents
+ * in flight: replies are matched to their callers by `intentId`.
+ */
+export class ShardedStreamsClient extends ClientProxy {
+  private writer: Redis | null = null;
+  private subscriber: Redis | null = null;
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+  private readonly pending = new Map<string, Set<Callback>>();
+  private readonly names;
+  private readonly replyTimeoutMs: number;
+  private readonly maxLen: number;
+
+  constructor(private readonly options: ShardedStreamsClientOptions) {
+    super();
+    this.names = redisNames(options.prefix);
+    this.replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
+    this.maxLen = options.maxLen ?? DEFAULT_INTENT_STREAM_MAXLEN;
+  }
+
+  /** The stream a table's intents go to. */
+  streamOf(tableId: string): string {
+    return this.names.intentStream(shardOf(tableId, this.options.shards));
+  }
+
+  get replyChannel(): string | null {
+    return this.options.replyChannel;
+  }
+
+  /** How many `send`s wait for their reply now. */
+  get inFlight(): number {
+    let n = 0;
+    for (const set of this.pending.values()) n += set.size;
+    return n;
+  }
+
+  connect(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('The intent client is closed.'));
+    if (!this.connecting) {
+      this.connecting = this.open().catch((error: unknown) => {
+        this.connecting = null;
+        this.disconnectAll();
+        throw error;
+      });
+    }
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    const name = this.options.connectionName ?? 'intents';
+    // A writer fails a command after one reconnect attempt instead of queueing it forever: the
+    // caller then answers UNAVAILABLE (gateway) or lets BullMQ retry the job (timer-service).
+    const writer = createRedis(this.options.redisUrl, `${name}:writer`, { maxRetriesPerRequest: 1 });
+    this.writer = writer;
+    writer.on('error', () => undefined);
+    await writer.ping();
+    if (this.options.replyChannel) {
+      const subscriber = createRedis(this.options.redisUrl, `${name}:replies`);
+      this.subscriber = subscriber;
+      subscriber.on('error', () => undefined);
+      subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
+      await subscriber.subscribe(this.options.replyChannel);
+    }
+    this._status$.next('connected');
+  }
+
+  private onReply(message: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(message);
+    } catch {
+      return;
+    }
+    const parsed = IntentReplySchema.safeParse(json);
+    if (!parsed.success) return;
+    const callbacks = this.pending.get(parsed.data.intentId);
+    if (!callbacks) return;
+    this.pending.delete(parsed.data.intentId);
+    for (const callback of callbacks) callback({ response: parsed.data, isDisposed: true });
+  }
+
+  private check(data: unknown): IntentEnvelope {
+    const parsed = IntentEnvelopeSchema.safeParse(data);
+    if (!parsed.success) throw new InvalidEnvelopeError(`Invalid intent envelope: ${parsed.error.message}`);
+    return parsed.data;
+  }
+
+  private xadd(envelope: IntentEnvelope): Promise<string> {
+    const writer = this.writer;
+    if (!writer) return Promise.reject(new Error('The intent client is not connected.'));
+    return writer
+      .xadd(this.streamOf(envelope.tableId), 'MAXLEN', '~', this.maxLen, '*', INTENT_FIELD, JSON.stringify(envelope))
+      .then((id) => id ?? '');
+  }
+
+  protected publish(packet: ReadPacket<unknown>, callback: Callback): () => void {
+    let envelope: IntentEnvelope;
+    try {
+      envelope = this.check(packet.data);
+      if (!this.options.replyChannel) throw new Error('This intent client has no reply channel; use emit.');
+    } catch (error) {
+      callback({ err: error, isDisposed: true });
+      return () => undefined;
+    }
+    const withReply: IntentEnvelope = { ...envelope, replyTo: this.options.replyChannel };
+    const intentId = withReply.intentId;
+    let done = false;
+    const cleanup = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      const set = this.pending.get(intentId);
+      if (set) {
+        set.delete(settle);
+        if (set.size === 0) this.pending.delete(intentId);
+      }
+    };
+    const settle: Callback = (reply) => {
+      cleanup();
+      callback(reply);
+    };
+    const timer = setTimeout(() => settle({ err: new IntentTimeoutError(intentId, this.replyTimeoutMs), isDisposed: true }), this.replyTimeoutMs);
+    const set = this.pending.get(intentId) ?? new Set<Callback>();
+    set.add(settle);
+    this.pending.set(intentId, set);
+    this.xadd(withReply).catch((error: unknown) => settle({ err: error, isDisposed: true }));
+    return cleanup;
+  }
+
+  protected async dispatchEvent<T = string>(packet: ReadPacket<unknown>): Promise<T> {
+    const envelope = this.check(packet.data);
+    return (await this.xadd(envelope)) as T;
+  }
+
+  /** `send` as a promise: the table-service's reply, or IntentTimeoutError. */
+  request(envelope: IntentEnvelope): Promise<IntentReply> {
+    return firstValueFrom(this.send<IntentReply, IntentEnvelope>(INTENT_PATTERN, envelope));
+  }
+
+  /** `emit` as a promise: resolves with the stream entry id once Redis has it. */
+  dispatch(envelope: IntentEnvelope): Promise<string> {
+    return lastValueFrom(this.emit<string, IntentEnvelope>(INTENT_PATTERN, envelope));
+  }
+
+  unwrap<T>(): T {
+    if (!this.writer) throw new Error('Not connected: call connect() first.');
+    return { writer: this.writer, subscriber: this.subscriber } as T;
+  }
+
+  /** Answers PING on the writer connection (readiness). */
+  async ping(): Promise<boolean> {
+    try {
+      await this.connect();
+      return (await this.writer!.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  private disconnectAll(): void {
+    this.writer?.disconnect();
+    this.subscriber?.disconnect();
+    this.writer = null;
+    this.subscriber = null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const [intentId, callbacks] of [...this.pending]) {
+      for (const callback of callbacks) callback({ err: new Error(`Closed before the reply to ${intentId}.`), isDisposed: true });
+    }
+    this.pending.clear();
+    const writer = this.writer;
+    const subscriber = this.subscriber;
+    this.writer = null;
+    this.subscriber = null;
+    this.connecting = null;
+    await Promise.all([writer?.quit().catch(() => undefined), subscriber?.quit().catch(() => undefined)]);
+    this._status$.next('disconnected');
+  }
+}

@@ -1,0 +1,262 @@
+import type { ErrorCode } from './errors';
+import {
+  CreateTableResponseSchema,
+  IdentityResponseSchema,
+  ServerMessageSchema,
+  TableSummarySchema,
+  type ClientIntent,
+  type ClientMessage,
+  type CreateTableRequest,
+  type CreateTableResponse,
+  type IdentityResponse,
+  type ServerMessage,
+  type TableSummary,
+} from './messages';
+import type { TableView } from './views';
+
+/** The part of a WebSocket the client uses: the browser's and `ws`'s both fit. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+}
+
+export type SocketFactory = (url: string) => SocketLike;
+
+/** An error frame, or a failure to get one, as a rejected promise. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: ErrorCode | 'CLOSED' | 'TIMEOUT',
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = 'ProtocolError';
+  }
+}
+
+export interface Ack {
+  readonly id: string;
+  readonly version: number | null;
+}
+
+type IntentOf<T extends ClientIntent['type']> = Extract<ClientIntent, { type: T }>;
+/** An intent's own fields: without type, id, and the index signature strict schemas add. */
+type IntentBody<T extends ClientIntent['type']> = {
+  [K in keyof IntentOf<T> as K extends 'type' | 'id' ? never : string extends K ? never : K]: IntentOf<T>[K];
+};
+
+interface Pending {
+  resolve: (ack: Ack) => void;
+  reject: (error: ProtocolError) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export interface DominoesClientOptions {
+  readonly socketFactory: SocketFactory;
+  /** How long to wait for an ack before rejecting with TIMEOUT. */
+  readonly replyTimeoutMs?: number;
+}
+
+/**
+ * A typed WebSocket client of the gateway: one method per intent, each resolving on its ack and
+ * rejecting with the error frame's code. Every view frame is checked against the schema.
+ */
+export class DominoesClient {
+  private socket: SocketLike | null = null;
+  private readonly pending = new Map<string, Pending>();
+  private readonly viewListeners = new Set<(view: TableView, version: number, serverTime: number) => void>();
+  private readonly messageListeners = new Set<(message: ServerMessage) => void>();
+  private readonly closeListeners = new Set<(code: number) => void>();
+  private counter = 0;
+  private readonly prefix = Math.floor(Date.now() % 1e9).toString(36);
+  /** The latest view received, and its version. */
+  view: TableView | null = null;
+  version = -1;
+
+  constructor(private readonly options: DominoesClientOptions) {}
+
+  /** Opens the socket and says hello; resolves with the welcome frame. */
+  connect(url: string, token: string): Promise<Extract<ServerMessage, { type: 'welcome' }>> {
+    return new Promise((resolve, reject) => {
+      const socket = this.options.socketFactory(url);
+      this.socket = socket;
+      let welcomed = false;
+      socket.onopen = () => this.sendRaw({ type: 'hello', token });
+      socket.onerror = () => {
+        if (!welcomed) reject(new ProtocolError('CLOSED', 'The connection failed.'));
+      };
+      socket.onclose = (ev) => {
+        for (const [, p] of this.pending) {
+          clearTimeout(p.timer);
+          p.reject(new ProtocolError('CLOSED', 'The connection closed.'));
+        }
+        this.pending.clear();
+        if (!welcomed) reject(new ProtocolError('CLOSED', `Closed before welcome (${ev.code}).`));
+        for (const listener of this.closeListeners) listener(ev.code);
+      };
+      socket.onmessage = (ev) => {
+        const message = this.decode(ev.data);
+        if (message === null) return;
+        if (message.type === 'welcome') {
+          welcomed = true;
+          resolve(message);
+        } else if (message.type === 'error' && !welcomed && message.id === null) {
+          reject(new ProtocolError(message.code, message.message));
+        }
+        this.dispatch(message);
+      };
+    });
+  }
+
+  private decode(data: unknown): ServerMessage | null {
+    try {
+      const parsed = ServerMessageSchema.safeParse(JSON.parse(String(data)));
+      return parsed.success ? (parsed.data as ServerMessage) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private dispatch(message: ServerMessage): void {
+    if (message.type === 'view' && message.version >= this.version) {
+      this.view = message.view;
+      this.version = message.version;
+      for (const listener of this.viewListeners) listener(message.view, message.version, message.serverTime);
+    }
+    if ((message.type === 'ack' || message.type === 'error') && message.id !== null) {
+      const pending = this.pending.get(message.id);
+      if (pending) {
+        this.pending.delete(message.id);
+        clearTimeout(pending.timer);
+        if (message.type === 'ack') pending.resolve({ id: message.id, version: message.version });
+        else pending.reject(new ProtocolError(message.code, message.message));
+      }
+    }
+    for (const listener of this.messageListeners) listener(message);
+  }
+
+  /** Sends any frame as is (tests use it to send bad input). */
+  sendRaw(frame: ClientMessage | Record<string, unknown> | string): void {
+    if (!this.socket) throw new ProtocolError('CLOSED', 'Not connected.');
+    this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  nextId(): string {
+    this.counter += 1;
+    return `${this.prefix}-${this.counter}`;
+  }
+
+  /** Sends an intent and waits for its ack; a repeated `id` is applied at most once. */
+  request<T extends ClientIntent['type']>(type: T, body: IntentBody<T>, id = this.nextId()): Promise<Ack> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ProtocolError('TIMEOUT', `No reply to ${type} ${id}.`));
+      }, this.options.replyTimeoutMs ?? 10_000);
+      this.pending.set(id, { resolve, reject, timer });
+      try {
+        this.sendRaw({ type, id, ...body } as ClientMessage);
+      } catch (error) {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(error);
+      }
+    });
+  }
+
+  join(table: string): Promise<Ack> {
+    return this.request('join', { table });
+  }
+  leave(): Promise<Ack> {
+    return this.request('leave', {});
+  }
+  play(tile: readonly [number, number], end?: string): Promise<Ack> {
+    const body: IntentBody<'play'> = { tile: [tile[0], tile[1]] };
+    return this.request('play', end === undefined ? body : { ...body, end });
+  }
+  pass(): Promise<Ack> {
+    return this.request('pass', {});
+  }
+  draw(): Promise<Ack> {
+    return this.request('draw', {});
+  }
+  autoPass(on: boolean): Promise<Ack> {
+    return this.request('autoPass', { on });
+  }
+  startRound(): Promise<Ack> {
+    return this.request('startRound', {});
+  }
+  newMatch(): Promise<Ack> {
+    return this.request('newMatch', {});
+  }
+  sync(): Promise<Ack> {
+    return this.request('sync', {});
+  }
+
+  onView(listener: (view: TableView, version: number, serverTime: number) => void): () => void {
+    this.viewListeners.add(listener);
+    return () => this.viewListeners.delete(listener);
+  }
+  onMessage(listener: (message: ServerMessage) => void): () => void {
+    this.messageListeners.add(listener);
+    return () => this.messageListeners.delete(listener);
+  }
+  onClose(listener: (code: number) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  /** Resolves with the first view (current or future) that satisfies `predicate`. */
+  waitForView(predicate: (view: TableView) => boolean, timeoutMs = 10_000): Promise<TableView> {
+    if (this.view && predicate(this.view)) return Promise.resolve(this.view);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new ProtocolError('TIMEOUT', 'The expected view did not arrive.'));
+      }, timeoutMs);
+      const off = this.onView((view) => {
+        if (predicate(view)) {
+          clearTimeout(timer);
+          off();
+          resolve(view);
+        }
+      });
+    });
+  }
+
+  close(): void {
+    this.socket?.close(1000, 'bye');
+  }
+}
+
+/* HTTP helpers: the same calls the web page makes. */
+
+async function postJson(url: string, body: unknown, token?: string): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as { error?: { code: ErrorCode; message: string } };
+  if (!response.ok) throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
+  return json;
+}
+
+export async function requestIdentity(baseUrl: string, name: string): Promise<IdentityResponse> {
+  return IdentityResponseSchema.parse(await postJson(`${baseUrl}/api/identity`, { name }));
+}
+
+export async function createTable(baseUrl: string, token: string, request: CreateTableRequest): Promise<CreateTableResponse> {
+  return CreateTableResponseSchema.parse(await postJson(`${baseUrl}/api/tables`, request, token));
+}
+
+export async function getTable(baseUrl: string, tableId: string): Promise<TableSummary> {
+  const response = await fetch(`${baseUrl}/api/tables/${encodeURIComponent(tableId)}`);
+  const json = (await response.json()) as { error?: { code: ErrorCode; message: string } };
+  if (!response.ok) throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
+  return TableSummarySchema.parse(json);
+}

@@ -1,0 +1,31 @@
+import { RULE_ERROR_CODES } from '@dominoes/rules';
+
+/** Codes the gateway and the table-service add to the rules' own codes. */
+export const PROTOCOL_ERROR_CODES = [
+  'BAD_JSON',
+  'FRAME_TOO_LARGE',
+  'UNKNOWN_TYPE',
+  'INVALID_MESSAGE',
+  'RATE_LIMITED',
+  'UNAUTHENTICATED',
+  'TOKEN_INVALID',
+  'TOKEN_EXPIRED',
+  'ALREADY_AUTHENTICATED',
+  'TABLE_NOT_FOUND',
+  'TABLE_FULL',
+  'NOT_SEATED',
+  'ALREADY_SEATED',
+  'NOT_HOST',
+  'MATCH_NOT_OVER',
+  'NOT_ALLOWED_NOW',
+  'UNAVAILABLE',
+  'INTERNAL',
+] as const;
+
+export const ERROR_CODES = [...PROTOCOL_ERROR_CODES, ...RULE_ERROR_CODES] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorBody {
+  readonly code: ErrorCode;
+  readonly message: string;
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './errors';
+import { EndIdSchema, IntentIdSchema, PlayerNameSchema, TableCodeSchema, TileSchema, VariantSchema } from './primitives';
+import { TableViewSchema } from './views';
+
+/* ------------------------------------------------------------------ */
+/* Browser → gateway (WebSocket frames, JSON text)                      */
+/* ------------------------------------------------------------------ */
+
+const intent = <T extends z.ZodRawShape>(type: string, shape: T) =>
+  z.object({ type: z.literal(type), id: IntentIdSchema, ...shape }).strict();
+
+export const ClientMessageSchemas = {
+  /** The first frame of every socket: who you are (a token from POST /api/identity). */
+  hello: z.object({ type: z.literal('hello'), token: z.string().min(1).max(2048) }).strict(),
+  /** Take a seat at a table (P3: seats by arrival), or return to your seat. */
+  join: intent('join', { table: TableCodeSchema }),
+  /** Leave: before the start it frees the seat; after it, the seat plays on by the clock. */
+  leave: intent('leave', {}),
+  play: intent('play', { tile: TileSchema, end: EndIdSchema.optional() }),
+  pass: intent('pass', {}),
+  draw: intent('draw', {}),
+  autoPass: intent('autoPass', { on: z.boolean() }),
+  /** Host only: start the next round during the break (P18). */
+  startRound: intent('startRound', {}),
+  /** Host only: a new match at the same table with the same seats, once the match is over. */
+  newMatch: intent('newMatch', {}),
+  /** Ask for the whole current view again. */
+  sync: intent('sync', {}),
+  ping: z.object({ type: z.literal('ping'), id: IntentIdSchema.optional() }).strict(),
+} as const;
+
+export type ClientMessageType = keyof typeof ClientMessageSchemas;
+export const CLIENT_MESSAGE_TYPES = Object.keys(ClientMessageSchemas) as ClientMessageType[];
+export type ClientMessage = { [K in ClientMessageType]: z.infer<(typeof ClientMessageSchemas)[K]> }[ClientMessageType];
+export type ClientIntent = Exclude<ClientMessage, { type: 'hello' | 'ping' }>;
+export type ClientIntentType = ClientIntent['type'];
+
+/* ------------------------------------------------------------------ */
+/* Gateway → browser                                                    */
+/* ------------------------------------------------------------------ */
+
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
+
+export const ServerMessageSchemas = {
+  welcome: z.object({ type: z.literal('welcome'), playerId: z.string(), name: z.string(), serverTime: z.number() }),
+  /** The whole view of your seat, after every change; `version` grows by one with each stored change of the table. */
+  view: z.object({ type: z.literal('view'), version: z.number().int(), serverTime: z.number(), view: TableViewSchema }),
+  ack: z.object({ type: z.literal('ack'), id: IntentIdSchema, version: z.number().int().nullable() }),
+  error: z.object({
+    type: z.literal('error'),
+    id: IntentIdSchema.nullable(),
+    code: ErrorCodeSchema,
+    message: z.string(),
+  }),
+  pong: z.object({ type: z.literal('pong'), id: IntentIdSchema.nullable(), serverTime: z.number() }),
+  /** The server is going away: reconnect (to any gateway) after `afterMs`. */
+  reconnect: z.object({ type: z.literal('reconnect'), afterMs: z.number().int() }),
+} as const;
+
+export type ServerMessageType = keyof typeof ServerMessageSchemas;
+export type ServerMessage = { [K in ServerMessageType]: z.infer<(typeof ServerMessageSchemas)[K]> }[ServerMessageType];
+export const ServerMessageSchema = z.discriminatedUnion(
+  'type',
+  Object.values(ServerMessageSchemas) as unknown as [
+    (typeof ServerMessageSchemas)['welcome'],
+    ...(typeof ServerMessageSchemas)[ServerMessageType][],
+  ],
+);
+
+/* ------------------------------------------------------------------ */
+/* HTTP API (gateway)                                                   */
+/* ------------------------------------------------------------------ */
+
+export const IdentityRequestSchema = z.object({ name: PlayerNameSchema }).strict();
+export const IdentityResponseSchema = z.object({ token: z.string(), playerId: z.string(), name: z.string() });
+
+/** P19: partnership targets 50..500 in steps of 50 (default 100); the rules library has the last word. */
+export const CreateTableRequestSchema = z
+  .object({
+    variant: VariantSchema.default('partnership'),
+    target: z.number().int().optional(),
+    seats: z.number().int().optional(),
+    oneRound: z.boolean().optional(),
+  })
+  .strict();
+export const CreateTableResponseSchema = z.object({ tableId: TableCodeSchema, link: z.string() });
+
+export const TableSummarySchema = z.object({
+  tableId: TableCodeSchema,
+  variant: VariantSchema,
+  seatCount: z.number().int(),
+  target: z.number().int(),
+  oneRound: z.boolean(),
+  status: z.enum(['waiting', 'playing', 'finished']),
+  players: z.array(z.string().nullable()),
+});
+
+export const HttpErrorSchema = z.object({ error: z.object({ code: ErrorCodeSchema, message: z.string() }) });
+
+export type IdentityRequest = z.infer<typeof IdentityRequestSchema>;
+export type IdentityResponse = z.infer<typeof IdentityResponseSchema>;
+export type CreateTableRequest = z.infer<typeof CreateTableRequestSchema>;
+export type CreateTableResponse = z.infer<typeof CreateTableResponseSchema>;
+export type TableSummary = z.infer<typeof TableSummarySchema>;

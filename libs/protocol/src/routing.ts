@@ -1,0 +1,36 @@
+/** Names of the Redis keys and channels the services share, and the shard of a table. */
+
+export const DEFAULT_TABLE_SHARDS = 16;
+export const DEFAULT_REDIS_PREFIX = 'dominoes';
+export const DEADLINE_QUEUE = 'deadlines';
+export const INTENT_GROUP = 'table-service';
+
+/** FNV-1a: stable across processes and languages. */
+export function shardOf(tableId: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < tableId.length; i++) {
+    h ^= tableId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % shards;
+}
+
+/**
+ * Every key and channel under one prefix (REDIS_PREFIX), so that test suites, or two deployments,
+ * can share a Redis without seeing each other: pub/sub channels ignore the db index.
+ */
+export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX) {
+  return {
+    prefix,
+    /** BullMQ's own key prefix. */
+    bullPrefix: `${prefix}:bull`,
+    intentStream: (shard: number): string => `${prefix}:intents:${shard}`,
+    seatChannel: (tableId: string, seat: number): string => `${prefix}:table:${tableId}:seat:${seat}`,
+    replyChannel: (gatewayId: string): string => `${prefix}:replies:${gatewayId}`,
+    shardLease: (shard: number): string => `${prefix}:lease:shard:${shard}`,
+    /** Live table-service replicas: a sorted set of heartbeats. */
+    replicaSet: `${prefix}:replicas`,
+  };
+}
+
+export type RedisNames = ReturnType<typeof redisNames>;
