@@ -14,6 +14,7 @@ const swc = [
 const shared = {
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../../libs/$1/src/index.ts' },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
   testEnvironment: 'node',
 };
 
@@ -24,6 +25,20 @@ const project = (dir, extra = {}) => ({
   ...extra,
 });
 
+/** End-to-end suites start every service as a process: slow, so they get more time. */
+const slow = { testTimeout: 300_000, slowTestThreshold: 60 };
+
 module.exports = {
-  projects: [project('libs/rules')],
+  projects: [
+    project('libs/rules'),
+    project('libs/protocol'),
+    project('libs/platform', { testTimeout: 60_000 }),
+    project('apps/table-service', { testTimeout: 60_000 }),
+    project('apps/gateway', { testTimeout: 60_000 }),
+    project('apps/timer-service', { testTimeout: 60_000 }),
+    {
+      ...project('e2e', slow),
+      moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
+    },
+  ],
 };

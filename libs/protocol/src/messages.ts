@@ -7,7 +7,7 @@ import { TableViewSchema } from './views';
 /* Browser → gateway (WebSocket frames, JSON text)                      */
 /* ------------------------------------------------------------------ */
 
-const intent = <T extends z.ZodRawShape>(type: string, shape: T) =>
+const intent = <K extends string, T extends z.ZodRawShape>(type: K, shape: T) =>
   z.object({ type: z.literal(type), id: IntentIdSchema, ...shape }).strict();
 
 export const ClientMessageSchemas = {

@@ -22,3 +22,17 @@ export {
 } from './match';
 export { seatView } from './view';
 export * from './timing';
+export {
+  replayLine,
+  replayCase,
+  type ReplayOutput,
+  type ReplayError,
+  type ReplayErrorCode,
+  type ReplayAction,
+  type RoundOutput,
+  type FinishedPartnershipRound,
+  type FinishedSoloRound,
+  type UnfinishedRound,
+  type MatchOutput,
+  type MatchRoundOutput,
+} from './replay';

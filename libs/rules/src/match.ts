@@ -60,6 +60,11 @@ export function createMatch(input: MatchConfigInput): Result<MatchState> {
 export interface Deal {
   readonly hands: readonly (readonly Tile[])[];
   readonly stock: readonly Tile[];
+  /**
+   * A seat that opens instead of the rules' choice (replays of a known round, tests). Only for
+   * `startRoundWithDeal`; refused where the deal itself names the opener (F2).
+   */
+  readonly opener?: number;
 }
 
 /** A random deal of the whole set (P4: a new random deal every round). */
@@ -85,6 +90,21 @@ function checkDeal(rules: RuleSet, seats: number, deal: Deal): Result<Deal> {
   return ok(deal);
 }
 
+/**
+ * `match` with some fields changed, keys in the order of `createMatch`. Written out on purpose: on
+ * Node 20 an object spread that overrides keys (`{ ...match, round }`) is many times slower than a
+ * literal, and `applyAction` does this on every action (see `npm run bench:rules`).
+ */
+function updateMatch(match: MatchState, change: Partial<MatchState>): MatchState {
+  return {
+    config: change.config ?? match.config,
+    phase: change.phase ?? match.phase,
+    scores: change.scores ?? match.scores,
+    round: change.round !== undefined ? change.round : match.round,
+    history: change.history ?? match.history,
+  };
+}
+
 function canStartRound(match: MatchState): Result<true> {
   if (match.phase === 'playing') return fail('ROUND_IN_PLAY', 'A round is already in play.');
   if (match.phase === 'over') return fail('MATCH_OVER', 'The match is over.');
@@ -94,9 +114,9 @@ function canStartRound(match: MatchState): Result<true> {
 function beginRound(match: MatchState, deal: Deal, redeals: number): MatchState {
   const rules = rulesOf(match.config.variant);
   const previous = match.history.at(-1)?.opener ?? null;
-  const opener = rules.opener(deal.hands, previous);
+  const opener = deal.opener ?? rules.opener(deal.hands, previous);
   const round = newRound(match.history.length + 1, deal.hands, deal.stock, opener, redeals);
-  return { ...match, phase: 'playing', round };
+  return updateMatch(match, { phase: 'playing', round });
 }
 
 /** Deals the next round from the RNG; a deal the rules throw in (F2) is dealt again. */
@@ -123,6 +143,16 @@ export function startRoundWithDeal(match: MatchState, deal: Deal): Result<MatchS
   if (rules.mustRedeal(deal.hands)) {
     return fail('INVALID_DEAL', 'Nobody holds a double: this deal is thrown in and dealt again (F2).');
   }
+  if (deal.opener !== undefined) {
+    const seats = match.config.seats;
+    if (!Number.isInteger(deal.opener) || deal.opener < 0 || deal.opener >= seats) {
+      return fail('INVALID_DEAL', `The opener must be a seat from 0 to ${seats - 1}.`);
+    }
+    const ruled = rules.opener(deal.hands, match.history.at(-1)?.opener ?? null);
+    if (rules.openerFromDeal && deal.opener !== ruled) {
+      return fail('INVALID_DEAL', `Seat ${ruled} holds the highest double, so seat ${ruled} opens (F2).`);
+    }
+  }
   return ok(beginRound(match, deal, 0));
 }
 
@@ -140,7 +170,7 @@ function closeRound(match: MatchState, round: RoundState, result: RoundResult): 
   ];
   // P20, D8, F8: the first side to reach the target at the end of a round wins; points above it count.
   const over = match.config.oneRound || scores.some((s) => s >= match.config.target);
-  return { ...match, round, scores, history, phase: over ? 'over' : 'between-rounds' };
+  return updateMatch(match, { round, scores, history, phase: over ? 'over' : 'between-rounds' });
 }
 
 /** Applies an action, or refuses it with a typed error and changes nothing. Never throws. */
@@ -150,7 +180,7 @@ export function applyAction(match: MatchState, action: Action, by: ActionOrigin 
   const applied = applyToRound(rulesOf(match.config.variant), match.round, action, by);
   if (!applied.ok) return applied;
   const round = applied.value;
-  return ok(round.result === null ? { ...match, round } : closeRound(match, round, round.result));
+  return ok(round.result === null ? updateMatch(match, { round }) : closeRound(match, round, round.result));
 }
 
 export function applyOrThrow(match: MatchState, action: Action, by: ActionOrigin = 'player'): MatchState {

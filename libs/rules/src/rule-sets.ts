@@ -34,6 +34,8 @@ export interface RuleSet {
   readonly mustRedeal: (hands: readonly (readonly Tile[])[]) => boolean;
   /** Who opens this round, given the hands and the previous round's opener (null in round 1). */
   readonly opener: (hands: readonly (readonly Tile[])[], previousOpener: number | null) => number;
+  /** The deal alone decides who opens (F2), so a given deal may not name another opener. */
+  readonly openerFromDeal: boolean;
   /** The tiles the opener may lead with; null means any tile (P5, D2). */
   readonly openingTiles: (hand: readonly Tile[]) => readonly Tile[] | null;
   readonly score: (end: RoundEnd) => Scoring;
@@ -125,6 +127,7 @@ export const RULE_SETS: Readonly<Record<Variant, RuleSet>> = {
       previous === null
         ? hands.findIndex((hand) => hand.some((t) => sameTile(t, [6, 6])))
         : (previous + 1) % hands.length,
+    openerFromDeal: false,
     openingTiles: () => null,
     score: scorePartnership,
   },
@@ -140,6 +143,7 @@ export const RULE_SETS: Readonly<Record<Variant, RuleSet>> = {
     oneRoundAllowed: true,
     mustRedeal: () => false,
     opener: rotatingOpener,
+    openerFromDeal: false,
     openingTiles: () => null,
     score: scoreDraw,
   },
@@ -161,6 +165,7 @@ export const RULE_SETS: Readonly<Record<Variant, RuleSet>> = {
       const best = hands.map(highestDouble);
       return best.indexOf(Math.max(...best));
     },
+    openerFromDeal: true,
     openingTiles: (hand) => {
       const d = highestDouble(hand);
       return [[d, d]];

@@ -1,0 +1,61 @@
+import { createRng, type Action, type Rng } from '@dominoes/rules';
+import type { TableView } from '@dominoes/protocol';
+import type { TestPlayer } from './players';
+
+/** Sends a legal action chosen at random from the player's own view, as a person would. */
+export function sendRandomLegal(player: TestPlayer, view: TableView, rng: Rng): Promise<unknown> | null {
+  const legal = view.game?.legal ?? [];
+  if (legal.length === 0) return null;
+  const action = legal[Math.floor(rng() * legal.length)] as Action;
+  switch (action.type) {
+    case 'play':
+      return player.client.play(action.tile, action.end);
+    case 'pass':
+      return player.client.pass();
+    case 'draw':
+      return player.client.draw();
+  }
+}
+
+/**
+ * Every player plays random legal moves whenever its view says it is its turn; the host cuts
+ * each break short. Resolves when `done` holds for the host's view.
+ */
+export function autoplay(
+  players: TestPlayer[],
+  seed: number,
+  done: (view: TableView) => boolean,
+  options: { cutBreaks?: boolean; timeoutMs?: number; onActionAck?: (intentId: string) => void } = {},
+): Promise<TableView> {
+  const rng = createRng(seed);
+  const acted = new Map<TestPlayer, number>();
+  const offs: (() => void)[] = [];
+  return new Promise<TableView>((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error('autoplay timed out')), options.timeoutMs ?? 120_000);
+    const finish = (error: Error | null, view?: TableView) => {
+      clearTimeout(timer);
+      for (const off of offs) off();
+      if (error) reject(error);
+      else resolve(view!);
+    };
+    const act = (player: TestPlayer, view: TableView, version: number) => {
+      if (done(view)) return finish(null, view);
+      if ((acted.get(player) ?? -1) >= version) return;
+      const game = view.game;
+      if (game?.phase === 'between-rounds' && options.cutBreaks !== false && view.hostSeat === view.you.seat) {
+        acted.set(player, version);
+        void player.client.startRound().catch(() => undefined);
+        return;
+      }
+      if (game?.phase !== 'playing' || game.turn !== view.you.seat) return;
+      acted.set(player, version);
+      void sendRandomLegal(player, view, rng)
+        ?.then((ack) => options.onActionAck?.(`${player.playerId}:${(ack as { id: string }).id}`))
+        .catch(() => undefined);
+    };
+    for (const player of players) {
+      offs.push(player.client.onView((view, version) => setImmediate(() => act(player, view, version))));
+      if (player.view) act(player, player.view, player.client.version);
+    }
+  });
+}

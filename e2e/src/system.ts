@@ -1,0 +1,136 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
+
+export const ROOT = resolve(__dirname, '../..');
+export const ARTIFACTS = join(ROOT, 'test-artifacts');
+
+export type ServiceName = 'gateway' | 'table-service' | 'timer-service';
+
+export interface SystemOptions {
+  readonly turnMs?: number;
+  readonly disconnectedTurnMs?: number;
+  readonly breakMs?: number;
+  readonly shards?: number;
+  readonly env?: Record<string, string>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} was not ready within ${timeoutMs} ms`);
+}
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly port: number;
+}
+
+/**
+ * The whole system as separate processes (node apps/<service>/dist/main.js), on a database and a
+ * Redis prefix of its own, as the README's start command runs it. Logs go to test-artifacts/logs.
+ */
+export class TestSystem {
+  private readonly running = new Map<ServiceName, Running>();
+  private readonly ports = new Map<ServiceName, number>();
+
+  private constructor(
+    readonly label: string,
+    readonly stores: TestStores,
+    private readonly options: SystemOptions,
+  ) {}
+
+  static async start(label: string, options: SystemOptions = {}): Promise<TestSystem> {
+    const stores = await createTestStores(label);
+    const system = new TestSystem(label, stores, options);
+    for (const name of ['table-service', 'timer-service', 'gateway'] as const) await system.startService(name);
+    return system;
+  }
+
+  get httpUrl(): string {
+    return `http://127.0.0.1:${this.ports.get('gateway')}`;
+  }
+
+  get wsUrl(): string {
+    return `ws://127.0.0.1:${this.ports.get('gateway')}/ws`;
+  }
+
+  env(): Record<string, string> {
+    const o = this.options;
+    return {
+      DATABASE_URL: this.stores.databaseUrl,
+      REDIS_URL: this.stores.redisUrl,
+      REDIS_PREFIX: this.stores.redisPrefix,
+      TABLE_SHARDS: String(o.shards ?? 4),
+      TURN_MS: String(o.turnMs ?? 45_000),
+      DISCONNECTED_TURN_MS: String(o.disconnectedTurnMs ?? 5_000),
+      BREAK_MS: String(o.breakMs ?? 30_000),
+      TOKEN_SECRET: `test-secret-${this.label}`,
+      LOG_LEVEL: 'info',
+      LOG_PRETTY: '0',
+      NODE_ENV: 'test',
+      ...(o.env ?? {}),
+    };
+  }
+
+  async startService(name: ServiceName): Promise<void> {
+    const port = this.ports.get(name) ?? (await freePort());
+    this.ports.set(name, port);
+    const logDir = join(ARTIFACTS, 'logs', this.label);
+    mkdirSync(logDir, { recursive: true });
+    const log = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [join(ROOT, 'apps', name, 'dist', 'main.js')], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env(), PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    this.running.set(name, { child, port });
+    await waitReady(`http://127.0.0.1:${port}/health/ready`, child);
+  }
+
+  /** kill -9 (or another signal) and wait for the process to be gone. */
+  async kill(name: ServiceName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const running = this.running.get(name);
+    if (!running) return;
+    this.running.delete(name);
+    if (running.child.exitCode !== null) return;
+    await new Promise<void>((done) => {
+      running.child.once('exit', () => done());
+      running.child.kill(signal);
+    });
+  }
+
+  isRunning(name: ServiceName): boolean {
+    const running = this.running.get(name);
+    return running !== undefined && running.child.exitCode === null;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((name) => this.kill(name, 'SIGTERM')));
+    await this.stores.dispose();
+  }
+}
