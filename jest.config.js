@@ -33,6 +33,7 @@ module.exports = {
     project('libs/rules'),
     project('libs/protocol'),
     project('libs/platform', { testTimeout: 60_000 }),
+    project('apps/migrate', { testTimeout: 60_000 }),
     project('apps/table-service', { testTimeout: 60_000 }),
     project('apps/gateway', { testTimeout: 60_000 }),
     project('apps/timer-service', { testTimeout: 60_000 }),

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import Redis from 'ioredis';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
 
 export const ROOT = resolve(__dirname, '../..');
@@ -64,6 +65,10 @@ export class TestSystem {
 
   static async start(label: string, options: SystemOptions = {}): Promise<TestSystem> {
     const stores = await createTestStores(label);
+    // Timely BullMQ delayed jobs (ENVIRONMENT.md): Redis's default hz 10 makes them up to 100 ms late.
+    const redis = new Redis(stores.redisUrl, { maxRetriesPerRequest: 1 });
+    await redis.config('SET', 'hz', '100').catch(() => undefined);
+    redis.disconnect();
     const system = new TestSystem(label, stores, options);
     for (const name of ['table-service', 'timer-service', 'gateway'] as const) await system.startService(name);
     return system;

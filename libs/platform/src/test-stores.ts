@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { runMigrations } from './migrations';
+import { checkPostgres, checkRedis } from './preflight';
 
 /**
  * Real Postgres and Redis for integration tests: DATABASE_URL / REDIS_URL when set (CI and these
- * machines), otherwise containers started with testcontainers (a laptop with Docker). Each suite
+ * machines); when unset, a Postgres and Redis already answering on localhost; otherwise containers
+ * started with testcontainers (a laptop with Docker and nothing local). Each suite
  * gets its own database and its own Redis key prefix, so suites can run in parallel.
  */
 export interface TestStores {
@@ -14,9 +16,24 @@ export interface TestStores {
   dispose(): Promise<void>;
 }
 
+const LOCAL_POSTGRES = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const LOCAL_REDIS = 'redis://127.0.0.1:6379';
+
 async function serverUrls(): Promise<{ postgres: string; redis: string; stop: () => Promise<void> }> {
   if (process.env.DATABASE_URL && process.env.REDIS_URL) {
     return { postgres: process.env.DATABASE_URL, redis: process.env.REDIS_URL, stop: async () => undefined };
+  }
+  // Unset, but a developer's own Postgres and Redis answer on localhost: use them (no Docker needed).
+  const [pgDown, redisDown] = await Promise.all([
+    process.env.DATABASE_URL ? null : checkPostgres(LOCAL_POSTGRES),
+    process.env.REDIS_URL ? null : checkRedis(LOCAL_REDIS),
+  ]);
+  if (pgDown === null && redisDown === null) {
+    return {
+      postgres: process.env.DATABASE_URL ?? LOCAL_POSTGRES,
+      redis: process.env.REDIS_URL ?? LOCAL_REDIS,
+      stop: async () => undefined,
+    };
   }
   // Loaded only here: a laptop with Docker and no URLs set.
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');

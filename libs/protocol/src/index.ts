@@ -6,3 +6,4 @@ export * from './parse';
 export * from './internal';
 export * from './routing';
 export * from './client';
+export { renderProtocolDoc } from './protocol-doc';

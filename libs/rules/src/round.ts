@@ -213,6 +213,10 @@ export function applyToRound(
   by: ActionOrigin,
 ): Result<RoundState> {
   if (typeof action !== 'object' || action === null) return fail('INVALID_ACTION', 'An action must be an object.');
+  const type = (action as { type?: unknown }).type;
+  if (type !== 'play' && type !== 'pass' && type !== 'draw') {
+    return fail('INVALID_ACTION', 'An action is a play, a pass or a draw.');
+  }
   const seat = (action as { seat?: unknown }).seat;
   if (!Number.isInteger(seat) || (seat as number) < 0 || (seat as number) >= round.hands.length) {
     return fail('INVALID_SEAT', `Seat must be a whole number from 0 to ${round.hands.length - 1}.`);

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLIENT_MESSAGE_TYPES, MAX_FRAME_BYTES, parseClientFrame, renderProtocolDoc, shardOf } from '@dominoes/protocol';
+
+const refusal = (raw: string) => {
+  const parsed = parseClientFrame(raw);
+  if (parsed.ok) throw new Error(`accepted ${raw}`);
+  return parsed.error;
+};
+
+describe('parseClientFrame: every frame a browser sends is checked, and bad ones become typed errors', () => {
+  it('accepts every well-formed message type', () => {
+    const good = [
+      { type: 'hello', token: 't' },
+      { type: 'join', id: 'a', table: 'ABCDEF' },
+      { type: 'play', id: 'b', tile: [6, 6], end: 'left' },
+      { type: 'play', id: 'b2', tile: [0, 1] },
+      { type: 'pass', id: 'c' },
+      { type: 'draw', id: 'd' },
+      { type: 'autoPass', id: 'e', on: true },
+      { type: 'startRound', id: 'f' },
+      { type: 'newMatch', id: 'g' },
+      { type: 'sync', id: 'h' },
+      { type: 'leave', id: 'i' },
+      { type: 'ping' },
+    ];
+    for (const frame of good) expect(parseClientFrame(JSON.stringify(frame)).ok).toBe(true);
+    expect(new Set(good.map((g) => g.type))).toEqual(new Set(CLIENT_MESSAGE_TYPES));
+  });
+
+  it.each([
+    ['not JSON', '{"type":', 'BAD_JSON'],
+    ['JSON that is not an object', '[1]', 'INVALID_MESSAGE'],
+    ['null', 'null', 'INVALID_MESSAGE'],
+    ['no type', '{"id":"x"}', 'INVALID_MESSAGE'],
+    ['an unknown type', '{"type":"teleport","id":"x"}', 'UNKNOWN_TYPE'],
+    ['a prototype key as type', '{"type":"__proto__","id":"x"}', 'UNKNOWN_TYPE'],
+    ['a missing field', '{"type":"play","id":"x"}', 'INVALID_MESSAGE'],
+    ['an extra field', '{"type":"pass","id":"x","also":1}', 'INVALID_MESSAGE'],
+    ['a tile out of range', '{"type":"play","id":"x","tile":[3,7]}', 'INVALID_MESSAGE'],
+    ['a fractional tile', '{"type":"play","id":"x","tile":[3,1.5]}', 'INVALID_MESSAGE'],
+    ['an id with spaces', '{"type":"pass","id":"a b"}', 'INVALID_MESSAGE'],
+  ])('%s → %s', (_kind, raw, code) => {
+    const error = refusal(raw);
+    expect(error.code).toBe(code);
+    expect(error.message).not.toHaveLength(0);
+  });
+
+  it('names missing and unknown fields in the message, and echoes the frame id', () => {
+    expect(refusal('{"type":"play","id":"q1"}')).toMatchObject({ id: 'q1', message: expect.stringContaining('tile: missing') });
+    expect(refusal('{"type":"pass","id":"q2","x":1}').message).toContain("unknown field 'x'");
+  });
+
+  it(`refuses a frame over ${MAX_FRAME_BYTES} bytes unread, counting UTF-8 bytes`, () => {
+    expect(refusal(`{"type":"sync","id":"x","p":"${'a'.repeat(MAX_FRAME_BYTES)}"}`).code).toBe('FRAME_TOO_LARGE');
+    expect(refusal(`{"type":"sync","id":"x","p":"${'é'.repeat(MAX_FRAME_BYTES / 2)}"}`).code).toBe('FRAME_TOO_LARGE');
+  });
+});
+
+describe('routing', () => {
+  it('puts a table in the same shard everywhere, spread over all shards', () => {
+    expect(shardOf('ABCDEF', 16)).toBe(shardOf('ABCDEF', 16));
+    const used = new Set(Array.from({ length: 500 }, (_, i) => shardOf(`T${i}`, 16)));
+    expect(used.size).toBe(16);
+  });
+});
+
+describe('docs/protocol.md', () => {
+  it('is generated from the schemas and up to date (run `npm run docs:protocol`)', () => {
+    const committed = readFileSync(join(__dirname, '../../../docs/protocol.md'), 'utf8');
+    expect(committed).toBe(renderProtocolDoc());
+  });
+});

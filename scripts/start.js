@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: runs the whole system on this machine as plain processes, against the local
+ * Postgres and Redis (DATABASE_URL / REDIS_URL, localhost by default). It checks both are
+ * reachable, applies the migrations, then starts table-service, timer-service and gateway, each
+ * as its own process, with their logs prefixed. Ctrl-C stops everything.
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const { join } = require('node:path');
+const { checkPostgres, checkRedis, readBaseConfig, createRedis } = require('@dominoes/platform');
+
+const root = join(__dirname, '..');
+const colours = { migrate: 35, 'table-service': 36, 'timer-service': 33, gateway: 32 };
+
+function prefixed(name, stream) {
+  let buffer = '';
+  stream.on('data', (chunk) => {
+    buffer += chunk.toString();
+    const lines = buffer.split('\n');
+    buffer = lines.pop();
+    for (const line of lines) process.stdout.write(`\x1b[${colours[name]}m${name.padEnd(13)}\x1b[0m ${line}\n`);
+  });
+}
+
+async function main() {
+  const config = readBaseConfig();
+  const problems = (await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)])).filter(Boolean);
+  if (problems.length > 0) {
+    for (const p of problems) console.error(`\n${p}`);
+    console.error('\nThen run `npm start` again. (`docker compose up` runs everything, stores included.)');
+    process.exit(1);
+  }
+  // BullMQ's delayed jobs are up to ~100 ms late at Redis's default hz 10 (docs/operations.md).
+  const redis = createRedis(config.redisUrl, 'start', { maxRetriesPerRequest: 1 });
+  const hz = await redis.config('GET', 'hz').catch(() => null);
+  if (hz && Number(hz[1]) < 100) {
+    await redis.config('SET', 'hz', '100').then(
+      () => console.log('redis: hz raised to 100 for timely deadlines'),
+      () => console.log('redis: hz is below 100; deadlines may fire up to 100 ms late'),
+    );
+  }
+  redis.disconnect();
+
+  const migrate = spawnSync(process.execPath, [join(root, 'apps/migrate/dist/main.js')], {
+    env: { ...process.env, LOG_PRETTY: '1' },
+    stdio: 'inherit',
+  });
+  if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+  const children = [];
+  let stopping = false;
+  const stopAll = (code) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+    setTimeout(() => process.exit(code), 3000).unref();
+    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r))))).then(() => process.exit(code));
+  };
+  const port = process.env.PORT ?? '8080';
+  const ports = {
+    'table-service': process.env.TABLE_SERVICE_PORT ?? '8081',
+    'timer-service': process.env.TIMER_SERVICE_PORT ?? '8082',
+    gateway: port,
+  };
+  for (const name of ['table-service', 'timer-service', 'gateway']) {
+    const child = spawn(process.execPath, [join(root, 'apps', name, 'dist/main.js')], {
+      env: { LOG_PRETTY: '1', ...process.env, PORT: ports[name] },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    prefixed(name, child.stdout);
+    prefixed(name, child.stderr);
+    child.on('exit', (code, signal) => {
+      if (!stopping) {
+        console.error(`${name} exited (${signal ?? code}); stopping the others.`);
+        stopAll(1);
+      }
+    });
+    children.push(child);
+  }
+  setTimeout(() => console.log(`\n  Play at http://localhost:${port}   (Ctrl-C stops everything)\n`), 1500).unref();
+  process.on('SIGINT', () => stopAll(0));
+  process.on('SIGTERM', () => stopAll(0));
+}
+
+main().catch((error) => {
+  console.error(`start: ${error.message}`);
+  process.exit(1);
+});
