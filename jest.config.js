@@ -37,6 +37,7 @@ module.exports = {
     project('apps/table-service', { testTimeout: 60_000 }),
     project('apps/gateway', { testTimeout: 60_000 }),
     project('apps/timer-service', { testTimeout: 60_000 }),
+    project('deploy', { testTimeout: 120_000 }),
     {
       ...project('e2e', slow),
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
