@@ -26,18 +26,19 @@ const project = (dir, extra = {}) => ({
 });
 
 /** End-to-end suites start every service as a process: slow, so they get more time. */
-const slow = { testTimeout: 300_000, slowTestThreshold: 60 };
+const slow = { setupFilesAfterEnv: ['<rootDir>/../tools/jest/timeout-5min.js'], slowTestThreshold: 60 };
+const integration = (depth) => ({ setupFilesAfterEnv: [`<rootDir>/${depth}tools/jest/timeout-60s.js`] });
 
 module.exports = {
   projects: [
     project('libs/rules'),
     project('libs/protocol'),
-    project('libs/platform', { testTimeout: 60_000 }),
-    project('apps/migrate', { testTimeout: 60_000 }),
-    project('apps/table-service', { testTimeout: 60_000 }),
-    project('apps/gateway', { testTimeout: 60_000 }),
-    project('apps/timer-service', { testTimeout: 60_000 }),
-    project('deploy', { testTimeout: 120_000 }),
+    project('libs/platform', integration('../../')),
+    project('apps/migrate', integration('../../')),
+    project('apps/table-service', integration('../../')),
+    project('apps/gateway', integration('../../')),
+    project('apps/timer-service', integration('../../')),
+    project('deploy', { setupFilesAfterEnv: ['<rootDir>/../tools/jest/timeout-5min.js'] }),
     {
       ...project('e2e', slow),
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },

@@ -48,6 +48,14 @@ export class TestPlayer {
     await this.connect();
   }
 
+  /** Takes (or returns to) a seat and waits for the view of it, as the page does. */
+  async join(tableId: string): Promise<TableView> {
+    const ack = await this.client.join(tableId);
+    return this.client.waitForView(
+      (v) => this.client.version >= (ack.version ?? 0) && v.tableId === tableId && v.seats[v.you.seat]?.name === this.name,
+    );
+  }
+
   get view(): TableView | null {
     return this.client.view;
   }
@@ -71,7 +79,7 @@ export async function seatPlayers(system: TestSystem, names: string[], request: 
   const { tableId } = await host.openTable(request);
   for (const p of players) {
     await p.connect();
-    await p.client.join(tableId);
+    await p.join(tableId);
   }
   return { players, tableId };
 }

@@ -56,21 +56,23 @@ describe('clocks: turn deadlines, disconnected seats and the break', () => {
     expect(Date.now() - startedAt).toBeLessThan(DISCONNECTED_MS + SLACK_MS);
     expect(after.game!.log.find((e) => e.seat === nextSeat && e.by !== 'player')).toBeDefined();
     await next.reconnect();
-    await next.client.join(host.view!.tableId);
+    await next.join(host.view!.tableId);
   });
 
   it('P17: a seat that drops mid-turn has its deadline moved to min(current, now + 5 s); reconnecting gives nothing back and returns the whole view to the same seat', async () => {
-    const view = await players[0]!.client.waitForView((v) => turnOf(v) !== null);
+    // Drop right after a turn starts, so that now + 1 s is well before the 3 s deadline.
+    const current = turnOf(await players[0]!.client.waitForView((v) => turnOf(v) !== null));
+    const view = await players[0]!.client.waitForView((v) => turnOf(v) !== null && turnOf(v) !== current && v.seats[turnOf(v)!]!.connected);
     const seat = turnOf(view)!;
     const mover = bySeat(seat);
     const host = players.find((p) => p !== mover)!;
-    const before = mover.view!.clock!.deadline;
+    const before = view.clock!.deadline;
     mover.client.close();
     const moved = await host.client.waitForView((v) => v.clock !== null && v.clock.deadline < before && v.clock.seat === seat);
     expect(moved.clock!.deadline).toBeLessThanOrEqual(Date.now() + DISCONNECTED_MS);
     // Back within the second: the shortened deadline stays.
     await mover.reconnect();
-    await mover.client.join(view.tableId);
+    await mover.join(view.tableId);
     const back = await mover.client.waitForView((v) => v.you.seat === seat && v.seats[seat]?.connected === true);
     expect(back.you.seat).toBe(seat);
     if (turnOf(back) === seat) expect(back.clock!.deadline).toBe(moved.clock!.deadline);
@@ -89,7 +91,13 @@ describe('clocks: turn deadlines, disconnected seats and the break', () => {
     expect(Date.now() - breakStarted).toBeGreaterThan(BREAK_MS - 1000);
     expect(next.game!.phase).toBe('playing');
     // Play to the next break and cut it short.
-    await autoplay(players, 4, (v) => v.game?.phase === 'between-rounds' || v.status === 'finished', { cutBreaks: false });
+    const nextRound = next.game!.roundNumber;
+    await autoplay(
+      players,
+      4,
+      (v) => (v.game?.phase === 'between-rounds' && v.game.roundNumber === nextRound) || v.status === 'finished',
+      { cutBreaks: false },
+    );
     if (host.view!.status === 'finished') return;
     const now = Date.now();
     const current = host.view!.game!.roundNumber;

@@ -20,7 +20,9 @@ describe('crash and restart: kill -9 the table-service and the timer-service mid
     // Play a while, then kill both with an action in flight.
     await autoplay(players, 21, (v) => (v.game?.log.length ?? 0) >= 6, { onActionAck });
     const rng = createRng(5);
-    const mover = players.find((p) => p.view!.game?.turn === p.seat)!;
+    const playing = await players[0]!.client.waitForView((v) => v.game?.phase === 'playing');
+    const mover = players.find((p) => p.seat === playing.game!.turn)!;
+    await mover.client.waitForView((v) => v.game?.turn === mover.seat);
     const inFlight = sendRandomLegal(mover, mover.view!, rng)
       ?.then((ack) => onActionAck(`${mover.playerId}:${(ack as { id: string }).id}`))
       .catch((e: unknown) => e);

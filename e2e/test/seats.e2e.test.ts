@@ -18,7 +18,7 @@ describe('seats: arrival order, a full table, leaving before the start, the auto
     expect(link).toContain(`/t/${tableId}`);
     for (const p of [host!, b!, c!]) {
       await p.connect();
-      await p.client.join(tableId);
+      await p.join(tableId);
     }
     expect([host!.seat, b!.seat, c!.seat]).toEqual([0, 1, 2]);
     const waiting = await c!.client.waitForView((v) => v.seats.filter(Boolean).length === 3);
@@ -34,14 +34,14 @@ describe('seats: arrival order, a full table, leaving before the start, the auto
     const handedOver = await c!.client.waitForView((v) => v.seats[0] === null);
     expect(handedOver.hostSeat).toBe(2);
     await d!.connect();
-    await d!.client.join(tableId);
+    await d!.join(tableId);
     expect(d!.seat).toBe(0);
     await expect(c!.client.startRound()).rejects.toMatchObject({ code: 'NOT_ALLOWED_NOW' });
 
-    await host!.client.join(tableId);
+    await host!.join(tableId);
     expect(host!.seat).toBe(1);
     expect((await c!.client.waitForView((v) => v.seats.filter(Boolean).length === 3)).status).toBe('waiting');
-    await b!.client.join(tableId);
+    await b!.join(tableId);
     expect(b!.seat).toBe(3);
     // P3: the match starts by itself with four humans; nobody else fills a seat.
     const started = await c!.client.waitForView((v) => v.status === 'playing');
@@ -52,10 +52,10 @@ describe('seats: arrival order, a full table, leaving before the start, the auto
     expect(started.seats.map((s) => s!.side)).toEqual([0, 1, 0, 1]);
 
     await e!.connect();
-    await expect(e!.client.join(tableId)).rejects.toMatchObject({ code: 'TABLE_FULL' });
+    await expect(e!.join(tableId)).rejects.toMatchObject({ code: 'TABLE_FULL' });
     // A seated player who comes back returns to the same seat.
     await b!.reconnect();
-    await b!.client.join(tableId);
+    await b!.join(tableId);
     expect(b!.seat).toBe(3);
   });
 
@@ -63,9 +63,9 @@ describe('seats: arrival order, a full table, leaving before the start, the auto
     const [a, b] = await players(['Ana', 'Boris']);
     const { tableId } = await a!.openTable({ variant: 'draw', seats: 2, oneRound: true });
     await a!.connect();
-    await a!.client.join(tableId);
+    await a!.join(tableId);
     await b!.connect();
-    await b!.client.join(tableId);
+    await b!.join(tableId);
     const started = await a!.client.waitForView((v) => v.status === 'playing');
     expect(started.seatCount).toBe(2);
     expect(started.game!.hand).toHaveLength(7);

@@ -86,6 +86,15 @@ describe('table policy', () => {
     expect(table.deadline).toMatchObject({ kind: 'turn', seat: nextSeat, at: 1_013_000 + 5_000 });
   });
 
+  it('P17 with shortened clocks (tests, load tests): every deadline uses the configured durations', () => {
+    const short: PolicyContext = { now: 1_000_000, rng: createRng(1), durations: { turnMs: 3000, disconnectedTurnMs: 1000, breakMs: 2000 } };
+    let table = fill(open(), ['p1', 'p2', 'p3'], short);
+    expect(table.deadline!.at).toBe(1_003_000);
+    const mover = table.seats[table.deadline!.seat!]!;
+    table = step(table, envelope(mover.playerId, { kind: 'presence', connected: false }, mover.connections[0]!), { ...short, now: 1_000_500 });
+    expect(table.deadline!.at).toBe(1_001_500);
+  });
+
   it('P16: at the deadline the table plays for the seat; a deadline whose key is out of date changes nothing', () => {
     const table = fill(open(), ['p1', 'p2', 'p3']);
     const stale = ok(decide(table, envelope(null, { kind: 'deadline', key: 'old', dueAt: 0 }), ctx()));

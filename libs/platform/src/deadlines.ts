@@ -74,7 +74,11 @@ const MAX_UPSERT_ATTEMPTS = 5;
  * back deduplicated into a job that is neither active nor delayed, that job is removed and the add
  * retried (deadline-upsert.test.ts proves all three cases).
  */
-export async function upsertDeadline(queue: DeadlineQueue, job: DeadlineJob, delayMs: number): Promise<UpsertResult> {
+export async function upsertDeadline(
+  queue: DeadlineQueue,
+  job: DeadlineJob,
+  delayMs: number,
+): Promise<UpsertResult> {
   for (let attempt = 0; attempt < MAX_UPSERT_ATTEMPTS; attempt++) {
     const jobId = randomUUID();
     const added = await queue.add(DEADLINE_JOB_NAME, job, deadlineJobOptions(job.tableId, delayMs, jobId));
@@ -89,7 +93,9 @@ export async function upsertDeadline(queue: DeadlineQueue, job: DeadlineJob, del
       await queue.remove(existing).catch(() => 0);
     }
   }
-  throw new Error(`Could not set the deadline of table ${job.tableId} after ${MAX_UPSERT_ATTEMPTS} attempts.`);
+  throw new Error(
+    `Could not set the deadline of table ${job.tableId} after ${MAX_UPSERT_ATTEMPTS} attempts.`,
+  );
 }
 
 /** Removes the table's deadline (the table finished or was closed). */

@@ -75,6 +75,7 @@ export function randomDeal(rules: RuleSet, seats: number, rng: Rng): Deal {
 }
 
 function checkDeal(rules: RuleSet, seats: number, deal: Deal): Result<Deal> {
+  if (typeof deal !== 'object' || deal === null) return fail('INVALID_DEAL', 'A deal is an object.');
   if (!Array.isArray(deal.hands) || deal.hands.length !== seats || !Array.isArray(deal.stock)) {
     return fail('INVALID_DEAL', `A deal has ${seats} hands and a stock.`);
   }

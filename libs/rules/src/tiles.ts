@@ -31,11 +31,10 @@ export const tileId = (tile: Tile): number => {
 };
 
 export function isValidTile(value: unknown): value is Tile {
-  return (
-    Array.isArray(value) &&
-    value.length === 2 &&
-    value.every((half) => Number.isInteger(half) && half >= 0 && half <= HIGHEST_PIP)
-  );
+  // Both halves by index: `every` would skip the hole of a sparse array such as `[, 1]`.
+  const isHalf = (half: unknown): boolean =>
+    Number.isInteger(half) && (half as number) >= 0 && (half as number) <= HIGHEST_PIP;
+  return Array.isArray(value) && value.length === 2 && isHalf(value[0]) && isHalf(value[1]);
 }
 
 /** The half that stays open when `tile` is laid against `n` (the other half touches the chain). */

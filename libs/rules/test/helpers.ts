@@ -58,7 +58,12 @@ export function restOfSet(hands: readonly (readonly Tile[])[]): Tile[] {
  */
 export function deal(match: MatchState, hands: readonly string[], stock?: string): MatchState {
   const parsed = hands.map(tiles);
-  return must(startRoundWithDeal(match, { hands: parsed, stock: stock === undefined ? restOfSet(parsed) : tiles(stock) }));
+  return must(
+    startRoundWithDeal(match, {
+      hands: parsed,
+      stock: stock === undefined ? restOfSet(parsed) : tiles(stock),
+    }),
+  );
 }
 
 export const playAction = (seat: number, tile: string, end?: string): Action =>
@@ -117,12 +122,27 @@ export const text = (hand: readonly Tile[]): string => hand.map((x) => `${x[0]}$
  * `extras[s]` is what seat s keeps: 4 tiles for the opener and the seat after it, 5 for the other two,
  * 18 tiles in all, none with a six.
  */
-export const BLOCKING_CHAIN = ['66', '61@left', '10@left', '06@left', '62@right', '23@right', '36@right', '64@left', '45@left', '56@left'];
+export const BLOCKING_CHAIN = [
+  '66',
+  '61@left',
+  '10@left',
+  '06@left',
+  '62@right',
+  '23@right',
+  '36@right',
+  '64@left',
+  '45@left',
+  '56@left',
+];
 
 export function blockingHands(opener: number, extras: readonly string[]): string[] {
   const hands: string[][] = [[], [], [], []];
   BLOCKING_CHAIN.forEach((step, i) => hands[(opener + i) % 4]?.push(step.slice(0, 2)));
-  return hands.map((h, s) => [...h, ...tiles(extras[s] as string).map((x) => `${x[0]}${x[1]}`)].join(' '));
+  return hands.map((h, s) => {
+    const kept = tiles(extras[s] as string);
+    if (h.length + kept.length !== 7) throw new Error(`seat ${s} would hold ${h.length + kept.length} tiles`);
+    return [...h, ...kept.map((x) => `${x[0]}${x[1]}`)].join(' ');
+  });
 }
 
 /** The ten plays of BLOCKING_CHAIN, seat by seat from `opener`. */

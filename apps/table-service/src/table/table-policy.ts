@@ -235,7 +235,7 @@ function dropConnections(change: Change, seat: number, connectionIds: readonly s
   // P17: a seat that drops during its turn has min(current deadline, now + 5 s).
   const deadline = change.table.deadline;
   if (deadline && deadline.kind === 'turn' && deadline.seat === seat) {
-    const at = deadlineAfterDisconnect(deadline.at, change.ctx.now);
+    const at = deadlineAfterDisconnect(deadline.at, change.ctx.now, change.ctx.durations);
     if (at !== deadline.at) change.setDeadline('turn', at, seat);
   }
 }

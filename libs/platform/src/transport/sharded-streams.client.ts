@@ -38,7 +38,10 @@ export interface ShardedStreamsClientOptions {
 
 /** No reply came within the timeout. The intent may still be applied later (it stays in the stream). */
 export class IntentTimeoutError extends Error {
-  constructor(readonly intentId: string, timeoutMs: number) {
+  constructor(
+    readonly intentId: string,
+    timeoutMs: number,
+  ) {
     super(`No reply to intent ${intentId} within ${timeoutMs} ms.`);
     this.name = 'IntentTimeoutError';
   }
@@ -153,7 +156,15 @@ export class ShardedStreamsClient extends ClientProxy {
     const writer = this.writer;
     if (!writer) return Promise.reject(new Error('The intent client is not connected.'));
     return writer
-      .xadd(this.streamOf(envelope.tableId), 'MAXLEN', '~', this.maxLen, '*', INTENT_FIELD, JSON.stringify(envelope))
+      .xadd(
+        this.streamOf(envelope.tableId),
+        'MAXLEN',
+        '~',
+        this.maxLen,
+        '*',
+        INTENT_FIELD,
+        JSON.stringify(envelope),
+      )
       .then((id) => id ?? '');
   }
 
@@ -183,7 +194,10 @@ export class ShardedStreamsClient extends ClientProxy {
       cleanup();
       callback(reply);
     };
-    const timer = setTimeout(() => settle({ err: new IntentTimeoutError(intentId, this.replyTimeoutMs), isDisposed: true }), this.replyTimeoutMs);
+    const timer = setTimeout(
+      () => settle({ err: new IntentTimeoutError(intentId, this.replyTimeoutMs), isDisposed: true }),
+      this.replyTimeoutMs,
+    );
     const set = this.pending.get(intentId) ?? new Set<Callback>();
     set.add(settle);
     this.pending.set(intentId, set);
@@ -231,7 +245,8 @@ export class ShardedStreamsClient extends ClientProxy {
   async close(): Promise<void> {
     this.closed = true;
     for (const [intentId, callbacks] of [...this.pending]) {
-      for (const callback of callbacks) callback({ err: new Error(`Closed before the reply to ${intentId}.`), isDisposed: true });
+      for (const callback of callbacks)
+        callback({ err: new Error(`Closed before the reply to ${intentId}.`), isDisposed: true });
     }
     this.pending.clear();
     const writer = this.writer;

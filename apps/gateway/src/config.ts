@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { ConfigError, intFromEnv, readBaseConfig, stringFromEnv, type BaseConfig } from '@dominoes/platform';
+
+export interface RateLimitConfig {
+  /** Frames a socket may send per second, on average. */
+  readonly perSecond: number;
+  /** Frames it may send at once. */
+  readonly burst: number;
+  /** Refused (rate-limited) frames within 10 s after which the socket is closed with 1008. */
+  readonly abuseLimit: number;
+}
+
+export interface GatewayConfig extends BaseConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly tokenSecret: string;
+  /** True when TOKEN_SECRET was not set and the development secret is in use (never in production). */
+  readonly devTokenSecret: boolean;
+  readonly gatewayId: string;
+  /** The built web client (apps/web/dist), served when it exists. */
+  readonly webDist: string;
+  readonly helloTimeoutMs: number;
+  readonly replyTimeoutMs: number;
+  readonly rateLimit: RateLimitConfig;
+  readonly shutdownGraceMs: number;
+}
+
+export const DEV_TOKEN_SECRET = 'dominoes-dev-secret-not-for-production';
+const MIN_SECRET_LENGTH = 32;
+
+export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const base = readBaseConfig(env);
+  const port = intFromEnv(env, 'PORT', 8080, 0, 65535);
+  const production = env.NODE_ENV === 'production';
+  const secret = env.TOKEN_SECRET ?? '';
+  if (secret === '' && production) {
+    throw new ConfigError(
+      'TOKEN_SECRET must be set when NODE_ENV=production (a random string of 32 or more characters).',
+    );
+  }
+  if (secret !== '' && production && secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`TOKEN_SECRET must have at least ${MIN_SECRET_LENGTH} characters in production.`);
+  }
+  const publicUrl = stringFromEnv(env, 'PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute URL; got "${publicUrl}".`);
+  }
+  const gatewayId = stringFromEnv(env, 'GATEWAY_ID', `${hostname()}-${randomBytes(3).toString('hex')}`);
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(gatewayId)) {
+    throw new ConfigError(
+      `GATEWAY_ID may hold letters, digits, '_', '.', '-' (1 to 64); got "${gatewayId}".`,
+    );
+  }
+  return {
+    ...base,
+    port,
+    host: stringFromEnv(env, 'HOST', '0.0.0.0'),
+    publicUrl,
+    tokenSecret: secret === '' ? DEV_TOKEN_SECRET : secret,
+    devTokenSecret: secret === '',
+    gatewayId,
+    webDist: stringFromEnv(env, 'WEB_DIST', resolve(__dirname, '../../web/dist')),
+    helloTimeoutMs: intFromEnv(env, 'HELLO_TIMEOUT_MS', 10_000, 100, 600_000),
+    replyTimeoutMs: intFromEnv(env, 'REPLY_TIMEOUT_MS', 10_000, 100, 600_000),
+    rateLimit: {
+      perSecond: intFromEnv(env, 'WS_RATE_PER_SECOND', 20, 1, 10_000),
+      burst: intFromEnv(env, 'WS_RATE_BURST', 40, 1, 100_000),
+      abuseLimit: intFromEnv(env, 'WS_ABUSE_LIMIT', 200, 1, 1_000_000),
+    },
+    shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 120_000),
+  };
+}

@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createLogger, PinoNestLogger, systemClock, type Clock, type Logger } from '@dominoes/platform';
+import type { GatewayConfig } from './config';
+import { GatewayModule } from './gateway.module';
+import { ApiErrorFilter } from './http/errors';
+import { jsonBody } from './http/json-body';
+import { GatewayMetrics } from './metrics';
+import { ProtocolWsAdapter } from './ws/protocol-ws.adapter';
+import { SocketHub } from './ws/socket-hub';
+
+export interface GatewayApp {
+  readonly app: NestExpressApplication;
+  /** The port it listens on (useful with PORT=0). */
+  readonly port: number;
+  readonly metrics: GatewayMetrics;
+  readonly hub: SocketHub;
+  /** Drains the sockets (reconnect + 1012), then closes HTTP, Redis and Postgres. */
+  shutdown(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** prom-client default metrics (off in tests that start several gateways). */
+  readonly defaultMetrics?: boolean;
+}
+
+/** Builds and starts the gateway; main.ts and the tests start it the same way. */
+export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<GatewayApp> {
+  const logger = options.logger ?? createLogger('gateway', config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const metrics = new GatewayMetrics(options.defaultMetrics ?? true);
+  if (config.devTokenSecret) {
+    logger.warn(
+      'TOKEN_SECRET is not set: using the development secret. Anyone can forge tokens; never run like this in production.',
+    );
+  }
+  const app = await NestFactory.create<NestExpressApplication>(
+    GatewayModule.forRoot({ config, clock, logger, metrics }),
+    {
+      bodyParser: false,
+      logger: new PinoNestLogger(logger),
+      forceCloseConnections: true,
+    },
+  );
+  app.useWebSocketAdapter(new ProtocolWsAdapter(app, logger));
+  app.use(jsonBody());
+  const webBuilt = existsSync(config.webDist);
+  if (webBuilt) app.useStaticAssets(config.webDist, { index: 'index.html', maxAge: '1h' });
+  app.useGlobalFilters(new ApiErrorFilter(logger));
+  app.disable('x-powered-by');
+  await app.listen(config.port, config.host);
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const hub = app.get(SocketHub);
+  logger.info(
+    {
+      port,
+      url: config.publicUrl,
+      gatewayId: config.gatewayId,
+      shards: config.tableShards,
+      webClient: webBuilt ? config.webDist : null,
+    },
+    `gateway listening on :${port} (${config.publicUrl})`,
+  );
+  let closing: Promise<void> | null = null;
+  return {
+    app,
+    port,
+    metrics,
+    hub,
+    shutdown: () => {
+      closing ??= (async () => {
+        await hub.drain();
+        await app.close();
+      })();
+      return closing;
+    },
+  };
+}

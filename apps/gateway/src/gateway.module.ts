@@ -1,0 +1,94 @@
+import {
+  Inject,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { createRedis, ShardedStreamsClient, type Clock, type Logger } from '@dominoes/platform';
+import { redisNames } from '@dominoes/protocol';
+import type { GatewayConfig } from './config';
+import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
+import { ApiController } from './http/api.controller';
+import { HealthController, WebController } from './http/health.controller';
+import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
+import { GatewayMetrics } from './metrics';
+import { TableReader } from './tables/table-reader';
+import { SeatRouter } from './ws/seat-router';
+import { SocketHub } from './ws/socket-hub';
+import { SocketsGateway } from './ws/sockets.gateway';
+
+export interface GatewayDeps {
+  readonly config: GatewayConfig;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: GatewayMetrics;
+}
+
+@Module({})
+export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(IntentService) private readonly intents: IntentService,
+    @Inject(SeatRouter) private readonly router: SeatRouter,
+    @Inject(TableReader) private readonly tables: TableReader,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  static forRoot(deps: GatewayDeps): DynamicModule {
+    const { config } = deps;
+    const names = redisNames(config.redisPrefix);
+    return {
+      module: GatewayModule,
+      controllers: [ApiController, HealthController, WebController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: deps.clock },
+        { provide: LOGGER, useValue: deps.logger },
+        { provide: GatewayMetrics, useValue: deps.metrics },
+        {
+          // The intent transport: XADD to the table's shard stream, replies on this gateway's channel.
+          provide: INTENTS_CLIENT,
+          useFactory: () =>
+            new ShardedStreamsClient({
+              redisUrl: config.redisUrl,
+              prefix: config.redisPrefix,
+              shards: config.tableShards,
+              replyChannel: names.replyChannel(config.gatewayId),
+              replyTimeoutMs: config.replyTimeoutMs,
+              connectionName: `gateway:${config.gatewayId}`,
+            }),
+        },
+        IntentService,
+        { provide: TableReader, useFactory: () => new TableReader(config.databaseUrl) },
+        {
+          provide: SeatRouter,
+          useFactory: () =>
+            new SeatRouter(
+              createRedis(config.redisUrl, `gateway:${config.gatewayId}:views`),
+              names,
+              deps.clock,
+              deps.metrics,
+              deps.logger,
+            ),
+        },
+        {
+          provide: SocketHub,
+          inject: [IntentService, SeatRouter],
+          useFactory: (intents: IntentService, router: SeatRouter) =>
+            new SocketHub(config, intents, router, deps.clock, deps.metrics, deps.logger),
+        },
+        SocketsGateway,
+      ],
+    };
+  }
+
+  /** The reply channel is subscribed before the first intent can be sent. */
+  async onModuleInit(): Promise<void> {
+    await this.intents.connect();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.intents.close(), this.router.close(), this.tables.close()]);
+    this.logger.debug('gateway connections closed');
+  }
+}

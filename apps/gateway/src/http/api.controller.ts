@@ -1,0 +1,150 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import {
+  CreateTableRequestSchema,
+  describeIssues,
+  IdentityRequestSchema,
+  TABLE_CODE_ALPHABET,
+  type CreateTableRequest,
+  type CreateTableResponse,
+  type IdentityResponse,
+  type TableSummary,
+} from '@dominoes/protocol';
+import { createMatch } from '@dominoes/rules';
+import type { Clock, Logger } from '@dominoes/platform';
+import { signToken, verifyToken } from '../auth/tokens';
+import type { GatewayConfig } from '../config';
+import { CLOCK, GATEWAY_CONFIG, LOGGER } from '../di';
+import { IntentService } from '../intents/intent.service';
+import { TableReader } from '../tables/table-reader';
+import { ApiError } from './errors';
+
+/** A join code: 6 characters of TABLE_CODE_ALPHABET from the crypto RNG. */
+export function newTableCode(): string {
+  let code = '';
+  for (let i = 0; i < 6; i++) code += TABLE_CODE_ALPHABET[randomInt(TABLE_CODE_ALPHABET.length)];
+  return code;
+}
+
+/** The table-service refuses a `create` whose code exists with NOT_ALLOWED_NOW "table code taken". */
+const CODE_ATTEMPTS = 5;
+const isCodeTaken = (code: string, message: string) => code === 'NOT_ALLOWED_NOW' && /taken/i.test(message);
+
+/** Which error code a failed check of the create-table body gets: the field decides. */
+function createTableError(
+  issues: readonly { path: readonly PropertyKey[]; code: string }[],
+  body: unknown,
+): ApiError {
+  const field = issues.find((issue) => issue.path.length > 0)?.path[0];
+  if (field === 'target') {
+    const got =
+      body && typeof body === 'object'
+        ? JSON.stringify((body as Record<string, unknown>)['target'])
+        : 'nothing';
+    return new ApiError(
+      400,
+      'INVALID_TARGET',
+      `The target must be a whole number from 50 to 500 in steps of 50; got ${got}.`,
+    );
+  }
+  if (field === 'seats')
+    return new ApiError(
+      400,
+      'INVALID_SEAT_COUNT',
+      'seats must be a whole number (2 to 4; 4 for partnership).',
+    );
+  if (field === 'variant')
+    return new ApiError(400, 'INVALID_CONFIG', "variant must be 'partnership', 'draw' or 'five-tile'.");
+  if (field === 'oneRound') return new ApiError(400, 'INVALID_CONFIG', 'oneRound must be true or false.');
+  return new ApiError(
+    400,
+    'INVALID_MESSAGE',
+    'The body must be a JSON object with variant, target, seats, oneRound.',
+  );
+}
+
+@Controller('api')
+export class ApiController {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(IntentService) private readonly intents: IntentService,
+    @Inject(TableReader) private readonly tables: TableReader,
+  ) {}
+
+  @Post('identity')
+  @HttpCode(200)
+  identity(@Body() body: unknown): IdentityResponse {
+    const parsed = IdentityRequestSchema.safeParse(body);
+    if (!parsed.success) throw new ApiError(400, 'INVALID_MESSAGE', describeIssues(parsed.error));
+    const playerId = randomUUID();
+    const name = parsed.data.name;
+    const token = signToken({ pid: playerId, name }, this.config.tokenSecret, this.clock.now());
+    this.logger.info({ player: playerId }, 'identity issued');
+    return { token, playerId, name };
+  }
+
+  @Post('tables')
+  @HttpCode(201)
+  async createTable(
+    @Headers('authorization') authorization: string | undefined,
+    @Body() body: unknown,
+  ): Promise<CreateTableResponse> {
+    const player = this.authenticate(authorization);
+    const parsed = CreateTableRequestSchema.safeParse(body ?? {});
+    if (!parsed.success) throw createTableError(parsed.error.issues, body);
+    const config: CreateTableRequest = parsed.data;
+    // The rules have the last word (the table-service checks again); refusing here saves a round trip.
+    const check = createMatch({
+      variant: config.variant,
+      seats: config.seats,
+      target: config.target,
+      oneRound: config.oneRound,
+    });
+    if (!check.ok) throw new ApiError(400, check.error.code, check.error.message);
+
+    for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
+      const code = newTableCode();
+      const outcome = await this.intents.request({
+        intentId: `${player.id}:create:${code}`,
+        tableId: code,
+        player,
+        connectionId: null,
+        replyTo: this.intents.replyChannel,
+        sentAt: this.clock.now(),
+        intent: { kind: 'create', config },
+      });
+      if (outcome.ok) {
+        this.logger.info({ player: player.id, tableId: code, variant: config.variant }, 'table created');
+        return { tableId: code, link: `${this.config.publicUrl}/t/${code}` };
+      }
+      if (isCodeTaken(outcome.code, outcome.message)) continue;
+      this.logger.info({ player: player.id, code: outcome.code }, 'table not created');
+      throw new ApiError(outcome.code === 'UNAVAILABLE' ? 503 : 400, outcome.code, outcome.message);
+    }
+    throw new ApiError(503, 'UNAVAILABLE', 'No free table code was found; try again.');
+  }
+
+  @Get('tables/:code')
+  async getTable(@Param('code') code: string): Promise<TableSummary> {
+    let summary: TableSummary | null;
+    try {
+      summary = await this.tables.summary(code);
+    } catch (error) {
+      this.logger.error({ err: error }, 'table summary: Postgres failed');
+      throw new ApiError(503, 'UNAVAILABLE', 'Tables cannot be read right now; try again.');
+    }
+    if (!summary) throw new ApiError(404, 'TABLE_NOT_FOUND', `There is no table ${code.slice(0, 16)}.`);
+    return summary;
+  }
+
+  private authenticate(authorization: string | undefined): { id: string; name: string } {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+    if (!match)
+      throw new ApiError(401, 'UNAUTHENTICATED', 'Send your token as "Authorization: Bearer <token>".');
+    const check = verifyToken(match[1], this.config.tokenSecret, this.clock.now());
+    if (!check.ok) throw new ApiError(401, check.code, check.message);
+    return { id: check.claims.pid, name: check.claims.name };
+  }
+}

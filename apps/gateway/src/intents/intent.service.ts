@@ -1,0 +1,96 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { IntentTimeoutError, ShardedStreamsClient, type Logger } from '@dominoes/platform';
+import type { ErrorCode, IntentEnvelope, IntentReply } from '@dominoes/protocol';
+import { GatewayMetrics } from '../metrics';
+import { LOGGER } from '../di';
+
+export const INTENTS_CLIENT = Symbol('INTENTS_CLIENT');
+
+export type IntentOutcome =
+  | { readonly ok: true; readonly reply: Extract<IntentReply, { ok: true }> }
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+
+/**
+ * Sends intents to the table-service through the sharded-streams transport, counts them, and turns
+ * every failure into an error code: a player only ever sees a code and a message.
+ */
+@Injectable()
+export class IntentService {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    @Inject(INTENTS_CLIENT) private readonly client: ShardedStreamsClient,
+    @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  get replyChannel(): string {
+    return this.client.replyChannel ?? '';
+  }
+
+  async request(envelope: IntentEnvelope): Promise<IntentOutcome> {
+    const type = envelope.intent.kind;
+    try {
+      const reply = await this.client.request(envelope);
+      this.metrics.intents.inc({ type, outcome: reply.ok ? 'ok' : reply.code });
+      if (reply.ok) return { ok: true, reply };
+      return { ok: false, code: reply.code, message: reply.message };
+    } catch (error) {
+      if (error instanceof IntentTimeoutError) {
+        this.metrics.intents.inc({ type, outcome: 'timeout' });
+        this.logger.warn(
+          { intentId: envelope.intentId, tableId: envelope.tableId, type },
+          'no reply from the table-service',
+        );
+        return {
+          ok: false,
+          code: 'UNAVAILABLE',
+          message: 'The table service did not answer in time; try again.',
+        };
+      }
+      this.metrics.intents.inc({ type, outcome: 'unavailable' });
+      this.logger.error({ err: error, intentId: envelope.intentId, type }, 'intent could not be sent');
+      return { ok: false, code: 'UNAVAILABLE', message: 'The table service cannot be reached; try again.' };
+    }
+  }
+
+  /** Sends without waiting for a reply (presence, the view sync after a join). Never rejects. */
+  dispatch(envelope: IntentEnvelope): Promise<void> {
+    const type = envelope.intent.kind;
+    const sending = this.client
+      .dispatch(envelope)
+      .then(() => {
+        this.metrics.intents.inc({ type, outcome: 'sent' });
+      })
+      .catch((error: unknown) => {
+        this.metrics.intents.inc({ type, outcome: 'unavailable' });
+        this.logger.error({ err: error, intentId: envelope.intentId, type }, 'intent could not be sent');
+      })
+      .finally(() => this.inFlight.delete(sending));
+    this.inFlight.add(sending);
+    return sending;
+  }
+
+  /** Waits (at most `timeoutMs`) for every dispatched intent to reach Redis. */
+  async flush(timeoutMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([...this.inFlight]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  ping(): Promise<boolean> {
+    return this.client.ping();
+  }
+
+  connect(): Promise<void> {
+    return this.client.connect();
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

@@ -1,0 +1,54 @@
+import 'reflect-metadata';
+import { checkRedis, ConfigError, createLogger } from '@dominoes/platform';
+import { readGatewayConfig, type GatewayConfig } from './config';
+import { startGateway } from './gateway-app';
+
+async function main(): Promise<void> {
+  let config: GatewayConfig;
+  try {
+    config = readGatewayConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`gateway: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger('gateway', config.logLevel);
+  // The gateway only needs Redis to start; Postgres is read for table summaries and readiness.
+  const problem = await checkRedis(config.redisUrl);
+  if (problem) {
+    console.error(problem);
+    process.exit(1);
+  }
+  const gateway = await startGateway(config, { logger });
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, sockets: gateway.hub.size }, 'gateway stopping: telling sockets to reconnect');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    gateway
+      .shutdown()
+      .then(() => {
+        logger.info('gateway stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error('gateway failed to start:', error);
+  process.exit(1);
+});

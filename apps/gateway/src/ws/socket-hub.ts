@@ -1,0 +1,348 @@
+import type { IncomingMessage } from 'node:http';
+import type WebSocket from 'ws';
+import {
+  IntentIdSchema,
+  MAX_FRAME_BYTES,
+  parseClientFrame,
+  type ClientIntent,
+  type ErrorCode,
+  type IntentEnvelope,
+  type TableIntent,
+} from '@dominoes/protocol';
+import type { Clock, Logger } from '@dominoes/platform';
+import { verifyToken } from '../auth/tokens';
+import type { GatewayConfig } from '../config';
+import type { IntentService } from '../intents/intent.service';
+import type { GatewayMetrics } from '../metrics';
+import { Connection } from './connection';
+import type { SeatRouter } from './seat-router';
+
+/** ws refuses larger frames itself and closes with 1009; smaller ones over MAX_FRAME_BYTES get an error frame. */
+export const WS_MAX_PAYLOAD = 64 * 1024;
+const ABUSE_WINDOW_MS = 10_000;
+const RATE_NOTICE_INTERVAL_MS = 1_000;
+
+/** Close codes the gateway uses. */
+export const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, restart: 1012 } as const;
+
+/**
+ * Everything that happens on the gateway's sockets: hello, intents, presence, views, limits.
+ * Every entry point catches its own errors: nothing a client sends can throw out of a ws callback.
+ */
+export class SocketHub {
+  private readonly connections = new Set<Connection>();
+  private seq = 0;
+  private draining = false;
+
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly intents: IntentService,
+    private readonly router: SeatRouter,
+    private readonly clock: Clock,
+    private readonly metrics: GatewayMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  open(socket: WebSocket, request?: IncomingMessage): void {
+    if (this.draining) {
+      socket.close(CLOSE.restart, 'server restarting');
+      return;
+    }
+    this.seq += 1;
+    const remote =
+      (request?.headers['x-forwarded-for'] as string | undefined)?.split(',')[0]?.trim() ??
+      request?.socket.remoteAddress ??
+      '';
+    const conn = new Connection(
+      `${this.config.gatewayId}:${this.seq}`,
+      socket,
+      this.config.rateLimit,
+      this.clock.now(),
+      remote,
+    );
+    this.connections.add(conn);
+    this.metrics.openSockets.set(this.connections.size);
+    conn.helloTimer = setTimeout(() => {
+      if (conn.player === null) {
+        this.logger.info({ conn: conn.id }, 'socket closed: no hello in time');
+        conn.close(CLOSE.policy, 'hello expected');
+      }
+    }, this.config.helloTimeoutMs);
+    conn.helloTimer.unref();
+    socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+      try {
+        this.onFrame(conn, data, isBinary);
+      } catch (error) {
+        this.logger.error({ err: error, conn: conn.id }, 'frame handler failed');
+        this.refuse(conn, null, 'INTERNAL', 'Something went wrong on the server.');
+      }
+    });
+    socket.on('close', (code: number) => {
+      try {
+        this.onClose(conn, code);
+      } catch (error) {
+        this.logger.error({ err: error, conn: conn.id }, 'close handler failed');
+      }
+    });
+    socket.on('error', (error: Error) => {
+      this.logger.debug({ conn: conn.id, err: error.message }, 'socket error');
+    });
+    this.logger.info({ conn: conn.id, remote, open: this.connections.size }, 'socket opened');
+  }
+
+  private onFrame(conn: Connection, data: WebSocket.RawData, isBinary: boolean): void {
+    const now = this.clock.now();
+    if (!conn.bucket.take(now)) {
+      this.rateLimited(conn, now);
+      return;
+    }
+    if (isBinary) {
+      this.refuse(conn, null, 'INVALID_MESSAGE', 'Frames are JSON text; binary frames are refused.');
+      return;
+    }
+    const buffer = Array.isArray(data)
+      ? Buffer.concat(data)
+      : Buffer.isBuffer(data)
+        ? data
+        : Buffer.from(data);
+    if (buffer.length > MAX_FRAME_BYTES) {
+      this.refuse(conn, null, 'FRAME_TOO_LARGE', `A frame may hold at most ${MAX_FRAME_BYTES} bytes.`);
+      return;
+    }
+    const parsed = parseClientFrame(buffer.toString('utf8'));
+    if (!parsed.ok) {
+      this.refuse(conn, parsed.error.id, parsed.error.code, parsed.error.message);
+      return;
+    }
+    const message = parsed.value;
+    switch (message.type) {
+      case 'ping':
+        conn.send({ type: 'pong', id: message.id ?? null, serverTime: now });
+        return;
+      case 'hello':
+        this.hello(conn, message.token, now);
+        return;
+      default:
+        void this.intent(conn, message).catch((error: unknown) => {
+          this.logger.error({ err: error, conn: conn.id }, 'intent handler failed');
+          this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
+        });
+    }
+  }
+
+  private rateLimited(conn: Connection, now: number): void {
+    this.metrics.framesRefused.inc({ code: 'RATE_LIMITED' });
+    if (now - conn.abuseWindowStart > ABUSE_WINDOW_MS) {
+      conn.abuseWindowStart = now;
+      conn.abuseCount = 0;
+    }
+    conn.abuseCount += 1;
+    if (conn.abuseCount >= this.config.rateLimit.abuseLimit) {
+      this.logger.warn(
+        { conn: conn.id, player: conn.player?.id, refused: conn.abuseCount },
+        'socket closed: frame flood',
+      );
+      conn.close(CLOSE.policy, 'too many frames');
+      return;
+    }
+    if (now - conn.lastRateNotice >= RATE_NOTICE_INTERVAL_MS) {
+      conn.lastRateNotice = now;
+      this.logger.info({ conn: conn.id, player: conn.player?.id }, 'frames refused: RATE_LIMITED');
+      conn.send({ type: 'error', id: null, code: 'RATE_LIMITED', message: 'Too many frames; slow down.' });
+    }
+  }
+
+  private refuse(conn: Connection, id: string | null, code: ErrorCode, message: string): void {
+    this.metrics.framesRefused.inc({ code });
+    this.logger.info({ conn: conn.id, player: conn.player?.id, code }, 'frame refused');
+    // Only a well-formed id is echoed: the error frame itself must pass ServerMessageSchema.
+    conn.send({
+      type: 'error',
+      id: id !== null && IntentIdSchema.safeParse(id).success ? id : null,
+      code,
+      message,
+    });
+  }
+
+  private hello(conn: Connection, token: string, now: number): void {
+    if (conn.player !== null) {
+      this.refuse(conn, null, 'ALREADY_AUTHENTICATED', 'This socket has said hello already.');
+      return;
+    }
+    const check = verifyToken(token, this.config.tokenSecret, now);
+    if (!check.ok) {
+      this.refuse(conn, null, check.code, check.message);
+      return;
+    }
+    conn.player = { id: check.claims.pid, name: check.claims.name };
+    if (conn.helloTimer) clearTimeout(conn.helloTimer);
+    conn.helloTimer = null;
+    conn.send({ type: 'welcome', playerId: conn.player.id, name: conn.player.name, serverTime: now });
+    this.logger.info({ conn: conn.id, player: conn.player.id }, 'socket authenticated');
+  }
+
+  private envelope(
+    conn: Connection,
+    intentId: string,
+    tableId: string,
+    intent: TableIntent,
+    withReply: boolean,
+  ): IntentEnvelope {
+    return {
+      intentId,
+      tableId,
+      player: conn.player ? { id: conn.player.id, name: conn.player.name } : null,
+      connectionId: conn.id,
+      replyTo: withReply ? this.intents.replyChannel : null,
+      sentAt: this.clock.now(),
+      intent,
+    };
+  }
+
+  private async intent(conn: Connection, message: ClientIntent): Promise<void> {
+    if (conn.player === null) {
+      this.refuse(conn, message.id, 'UNAUTHENTICATED', 'Say hello with your token first.');
+      return;
+    }
+    let tableId: string;
+    let intent: TableIntent;
+    if (message.type === 'join') {
+      tableId = message.table;
+      intent = { kind: 'join' };
+      // A socket watches one table. Its binding changes only once the new join succeeded (bind()
+      // then ends the old one first); a refused join leaves it where it was.
+    } else {
+      if (conn.binding === null) {
+        this.refuse(conn, message.id, 'NOT_SEATED', 'Join a table first.');
+        return;
+      }
+      tableId = conn.binding.tableId;
+      intent = toTableIntent(message);
+    }
+    const outcome = await this.intents.request(
+      this.envelope(conn, `${conn.player.id}:${message.id}`, tableId, intent, true),
+    );
+    if (!outcome.ok) {
+      this.logger.info(
+        { conn: conn.id, player: conn.player.id, tableId, type: message.type, code: outcome.code },
+        'intent refused',
+      );
+      conn.send({ type: 'error', id: message.id, code: outcome.code, message: outcome.message });
+      return;
+    }
+    const { reply } = outcome;
+    if (message.type === 'join') {
+      if (conn.closed) {
+        // The socket went away while joining: the table counted it as connected, so say it is not.
+        if (reply.seat !== null)
+          void this.intents.dispatch(
+            this.envelope(conn, `${conn.id}:closed`, tableId, { kind: 'presence', connected: false }, false),
+          );
+        return;
+      }
+      if (reply.seat !== null) await this.bind(conn, tableId, reply.seat);
+    } else if (message.type === 'leave') {
+      // The seat may be given to someone else now: this socket stops receiving its views.
+      this.unbind(conn, null);
+    }
+    conn.send({ type: 'ack', id: message.id, version: reply.version });
+  }
+
+  private async bind(conn: Connection, tableId: string, seat: number): Promise<void> {
+    const current = conn.binding;
+    if (current && current.tableId === tableId && current.seat === seat) return;
+    if (current) this.unbind(conn, current.tableId === tableId ? null : 'left');
+    const channel = this.router.channelOf(tableId, seat);
+    conn.bindings += 1;
+    conn.binding = { tableId, seat, channel };
+    conn.lastVersion = -1;
+    await this.router.add(conn, channel);
+    this.logger.info({ conn: conn.id, player: conn.player?.id, tableId, seat }, 'socket bound to seat');
+    // The join's own views may have been published before this subscription existed: ask for the
+    // seat's view again now that it will arrive.
+    if (!conn.closed && conn.binding?.channel === channel) {
+      void this.intents.dispatch(
+        this.envelope(conn, `${conn.id}:sync:${conn.bindings}`, tableId, { kind: 'sync' }, false),
+      );
+    }
+  }
+
+  /** Ends the socket's binding; `presence` tells the old table this socket is gone from it. */
+  private unbind(conn: Connection, presence: 'left' | 'closed' | null): void {
+    const binding = conn.binding;
+    if (!binding) return;
+    conn.binding = null;
+    conn.lastVersion = -1;
+    this.router.remove(conn, binding.channel);
+    if (presence !== null && conn.player) {
+      const intentId = presence === 'closed' ? `${conn.id}:closed` : `${conn.id}:left:${conn.bindings}`;
+      void this.intents.dispatch(
+        this.envelope(conn, intentId, binding.tableId, { kind: 'presence', connected: false }, false),
+      );
+    }
+  }
+
+  private onClose(conn: Connection, code: number): void {
+    if (conn.closed) return;
+    conn.closed = true;
+    if (conn.helloTimer) clearTimeout(conn.helloTimer);
+    const tableId = conn.binding?.tableId;
+    this.unbind(conn, 'closed');
+    this.connections.delete(conn);
+    this.metrics.openSockets.set(this.connections.size);
+    this.logger.info(
+      {
+        conn: conn.id,
+        player: conn.player?.id,
+        tableId,
+        code,
+        seconds: Math.round((this.clock.now() - conn.openedAt) / 1000),
+        open: this.connections.size,
+      },
+      'socket closed',
+    );
+  }
+
+  /**
+   * Shutdown: no new sockets; every socket is told to reconnect (to any gateway) and closed with
+   * 1012; the presence notes of the closed sockets are flushed to Redis.
+   */
+  async drain(afterMs = 1000): Promise<void> {
+    this.draining = true;
+    const count = this.connections.size;
+    for (const conn of [...this.connections]) {
+      conn.send({ type: 'reconnect', afterMs });
+      conn.close(CLOSE.restart, 'server restarting');
+    }
+    // Close events arrive once the close handshake is done; a peer that does not answer is cut.
+    for (let i = 0; i < 100 && this.connections.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (const conn of [...this.connections]) {
+      conn.socket.terminate();
+      this.onClose(conn, 1006);
+    }
+    await this.intents.flush(3000);
+    this.logger.info({ closed: count }, 'sockets drained');
+  }
+}
+
+function toTableIntent(message: Exclude<ClientIntent, { type: 'join' }>): TableIntent {
+  switch (message.type) {
+    case 'play':
+      return message.end === undefined
+        ? { kind: 'play', tile: message.tile }
+        : { kind: 'play', tile: message.tile, end: message.end };
+    case 'autoPass':
+      return { kind: 'autoPass', on: message.on };
+    case 'leave':
+    case 'pass':
+    case 'draw':
+    case 'startRound':
+    case 'newMatch':
+    case 'sync':
+      return { kind: message.type };
+  }
+}

@@ -1,0 +1,127 @@
+import { Worker, type Job } from 'bullmq';
+import {
+  DEADLINE_QUEUE,
+  DeadlineJobSchema,
+  redisNames,
+  type DeadlineJob,
+  type IntentEnvelope,
+} from '@dominoes/protocol';
+import {
+  createRedis,
+  type Clock,
+  type DeadlineQueue,
+  type Logger,
+  type Redis,
+  type ShardedStreamsClient,
+} from '@dominoes/platform';
+import type { TimerConfig } from './config';
+import type { TimerMetrics } from './metrics';
+
+const DEPTH_STATES = ['wait', 'delayed', 'active', 'prioritized', 'failed'] as const;
+
+/** The intent a due deadline job becomes: no player, no reply; `deadline:<key>` makes it idempotent. */
+export function deadlineEnvelope(job: DeadlineJob, now: number): IntentEnvelope {
+  return {
+    intentId: `deadline:${job.key}`,
+    tableId: job.tableId,
+    player: null,
+    connectionId: null,
+    replyTo: null,
+    sentAt: now,
+    ...(job.traceparent ? { traceparent: job.traceparent } : {}),
+    intent: { kind: 'deadline', key: job.key, dueAt: job.dueAt },
+  };
+}
+
+/**
+ * The BullMQ worker of the "deadlines" queue. A due job becomes a `deadline` intent on its table's
+ * shard stream (the table-service decides whether it is still current); nothing else happens here.
+ */
+export class DeadlineWorker {
+  private worker: Worker<DeadlineJob> | null = null;
+  private connection: Redis | null = null;
+  private depthTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly config: TimerConfig,
+    private readonly client: ShardedStreamsClient,
+    private readonly queue: DeadlineQueue,
+    private readonly clock: Clock,
+    private readonly metrics: TimerMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Handles one job. Exported for tests; BullMQ calls it through the worker. */
+  async process(job: Pick<Job<unknown>, 'id' | 'data'>): Promise<void> {
+    const parsed = DeadlineJobSchema.safeParse(job.data);
+    if (!parsed.success) {
+      // Retrying cannot fix bad data: log it and let the job complete.
+      this.metrics.invalid.inc();
+      this.logger.error(
+        { jobId: job.id, issues: parsed.error.issues.slice(0, 3) },
+        'invalid deadline job dropped',
+      );
+      return;
+    }
+    const data = parsed.data;
+    const now = this.clock.now();
+    const envelope = deadlineEnvelope(data, now);
+    await this.client.dispatch(envelope);
+    const lateMs = now - data.dueAt;
+    this.metrics.lateness.observe(Math.max(0, lateMs) / 1000);
+    this.metrics.fired.inc();
+    this.logger.debug({ tableId: data.tableId, key: data.key, lateMs }, 'deadline fired');
+  }
+
+  start(): void {
+    this.connection = createRedis(this.config.redisUrl, 'timer-worker');
+    this.worker = new Worker<DeadlineJob>(DEADLINE_QUEUE, (job) => this.process(job), {
+      connection: this.connection,
+      prefix: redisNames(this.config.redisPrefix).bullPrefix,
+      concurrency: this.config.concurrency,
+      // A job takes a millisecond: a crashed worker's job is taken over within seconds, not 30 s.
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+      autorun: false,
+    });
+    this.worker.on('failed', (job, error) =>
+      this.logger.warn(
+        { jobId: job?.id, tableId: job?.data.tableId, attempts: job?.attemptsMade, err: error.message },
+        'deadline job failed',
+      ),
+    );
+    this.worker.on('error', (error) => this.logger.error({ err: error.message }, 'deadline worker error'));
+    void this.worker
+      .run()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'deadline worker stopped'));
+    void this.refreshDepth();
+    this.depthTimer = setInterval(() => void this.refreshDepth(), this.config.queueDepthIntervalMs);
+    this.depthTimer.unref();
+  }
+
+  get running(): boolean {
+    return this.worker?.isRunning() ?? false;
+  }
+
+  async refreshDepth(): Promise<void> {
+    try {
+      const counts = await this.queue.getJobCounts(...DEPTH_STATES);
+      for (const state of DEPTH_STATES)
+        this.metrics.queueDepth.set({ queue: DEADLINE_QUEUE, state }, counts[state] ?? 0);
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, 'queue depth not read');
+    }
+  }
+
+  /** Finishes the jobs in hand, then closes the worker, the queue and the intent client. */
+  async close(): Promise<void> {
+    if (this.depthTimer) clearInterval(this.depthTimer);
+    this.depthTimer = null;
+    await this.worker?.close();
+    await this.connection?.quit().catch(() => undefined);
+    await this.queue.close();
+    await this.client.close();
+    this.worker = null;
+    this.connection = null;
+  }
+}
