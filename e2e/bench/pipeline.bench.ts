@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       });
       await client.connect(wsUrl, identity.token);
       await client.join(tableId);
+      await client.waitForView((v) => v.tableId === tableId);
       clients.push(client);
       seen.push(versions);
     }

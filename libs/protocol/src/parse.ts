@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ErrorBody, ErrorCode } from './errors';
 import { ClientMessageSchemas, type ClientMessage, type ClientMessageType } from './messages';
+import { IntentIdSchema } from './primitives';
 
 const utf8 = new TextEncoder();
 
@@ -27,9 +28,10 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The frame's id, echoed on its error only when it is a valid intent id (else the error frame would be invalid). */
 function probableId(value: Record<string, unknown>): string | null {
-  const id = value['id'];
-  return typeof id === 'string' && id.length <= 64 ? id : null;
+  const id = IntentIdSchema.safeParse(value['id']);
+  return id.success ? id.data : null;
 }
 
 /** Checks one text frame from a browser. Never throws; any bad input becomes a typed error. */

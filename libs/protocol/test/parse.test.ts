@@ -49,6 +49,8 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
   it('names missing and unknown fields in the message, and echoes the frame id', () => {
     expect(refusal('{"type":"play","id":"q1"}')).toMatchObject({ id: 'q1', message: expect.stringContaining('tile: missing') });
     expect(refusal('{"type":"pass","id":"q2","x":1}').message).toContain("unknown field 'x'");
+    // An id that is itself invalid is not echoed: the error frame must stay valid.
+    expect(refusal('{"type":"pass","id":"has spaces"}').id).toBeNull();
   });
 
   it(`refuses a frame over ${MAX_FRAME_BYTES} bytes unread, counting UTF-8 bytes`, () => {

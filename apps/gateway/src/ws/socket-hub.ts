@@ -31,7 +31,11 @@ export const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, restart: 1012 }
  */
 export class SocketHub {
   private readonly connections = new Set<Connection>();
-  private seq = 0;
+  /**
+   * Socket numbers start at the boot time in ms, so connection ids (and the `<connectionId>:closed`
+   * intent ids made from them) do not repeat when a gateway restarts under the same GATEWAY_ID.
+   */
+  private seq: number;
   private draining = false;
 
   constructor(
@@ -41,7 +45,9 @@ export class SocketHub {
     private readonly clock: Clock,
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.seq = clock.now();
+  }
 
   get size(): number {
     return this.connections.size;

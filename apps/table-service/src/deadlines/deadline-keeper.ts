@@ -13,7 +13,9 @@ export class DeadlineKeeper implements DeadlineScheduler {
   private sweepTimer: NodeJS.Timeout | null = null;
   private rebuildTimer: NodeJS.Timeout | null = null;
   private readonly shardsToRebuild = new Set<number>();
-  private readonly swept = new Map<string, string>();
+  /** The key each table's deadline was last fired for by the sweep, and when. */
+  private readonly swept = new Map<string, { key: string; at: number }>();
+  private stopped = false;
 
   constructor(
     private readonly queue: DeadlineQueue,
@@ -34,6 +36,7 @@ export class DeadlineKeeper implements DeadlineScheduler {
 
   /** Shards taken at about the same time are rebuilt with one query. */
   shardAcquired(shard: number): void {
+    if (this.stopped) return;
     this.shardsToRebuild.add(shard);
     if (this.rebuildTimer) return;
     this.rebuildTimer = setTimeout(() => {
@@ -56,6 +59,7 @@ export class DeadlineKeeper implements DeadlineScheduler {
       }
       this.logger.info({ shards: [...shards], deadlines: count }, 'deadlines rebuilt from Postgres');
     } catch (error) {
+      if (this.stopped) return;
       this.logger.error({ err: error }, 'deadline rebuild failed; retrying');
       for (const shard of shards) this.shardAcquired(shard);
     }
@@ -65,13 +69,16 @@ export class DeadlineKeeper implements DeadlineScheduler {
     this.sweepTimer = setInterval(() => void this.sweep(), intervalMs);
   }
 
-  /** Fires, once per key, every deadline of this replica's tables that is overdue by the grace. */
+  /** Fires every deadline of this replica's tables that is overdue by the grace. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
     for (const table of this.engine.cachedTables()) {
       const d = table.deadline;
-      if (!d || d.at > now - this.overdueGraceMs || this.swept.get(table.id) === d.key) continue;
-      this.swept.set(table.id, d.key);
+      if (!d || d.at > now - this.overdueGraceMs) continue;
+      // Fire a key once, and again only if it is still overdue long after (that firing was lost too).
+      const last = this.swept.get(table.id);
+      if (last && last.key === d.key && now - last.at < 10 * this.overdueGraceMs) continue;
+      this.swept.set(table.id, { key: d.key, at: now });
       const envelope: IntentEnvelope = {
         intentId: `deadline:${d.key}`,
         tableId: table.id,
@@ -89,6 +96,7 @@ export class DeadlineKeeper implements DeadlineScheduler {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.rebuildTimer) clearTimeout(this.rebuildTimer);
   }

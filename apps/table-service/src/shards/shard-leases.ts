@@ -28,6 +28,7 @@ export class ShardLeases {
   readonly owned = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  private stopped = false;
 
   constructor(
     private readonly redis: Redis,
@@ -51,7 +52,7 @@ export class ShardLeases {
   }
 
   async tick(): Promise<void> {
-    if (this.ticking) return;
+    if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
       const now = Date.now();
@@ -69,13 +70,13 @@ export class ShardLeases {
         await this.redis.eval(RELEASE, 1, this.names.shardLease(shard), this.replicaId);
       }
       const offset = hashText(this.replicaId) % this.shards;
-      for (let i = 0; i < this.shards && this.owned.size < fairShare; i++) {
+      for (let i = 0; i < this.shards && this.owned.size < fairShare && !this.stopped; i++) {
         const shard = (offset + i) % this.shards;
         if (this.owned.has(shard)) continue;
         const taken = await this.redis.set(this.names.shardLease(shard), this.replicaId, 'PX', this.timing.ttlMs, 'NX');
         if (taken === 'OK') {
           this.owned.add(shard);
-          this.logger.info({ shard }, 'shard lease acquired');
+          this.logger.debug({ shard }, 'shard lease acquired');
           this.handlers.acquired(shard);
         }
       }
@@ -90,8 +91,11 @@ export class ShardLeases {
 
   /** On shutdown: hand every shard back at once so the other replicas take over without waiting. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    // Let a tick already under way finish before handing its shards back.
+    while (this.ticking) await new Promise((r) => setTimeout(r, 10));
     for (const shard of [...this.owned]) {
       this.owned.delete(shard);
       this.handlers.lost(shard);

@@ -66,11 +66,39 @@ export class TableEngine {
     const cached = this.cache.get(tableId);
     if (cached) return cached;
     const stored = await this.deps.store.load(tableId);
+    // An intent may have stored a newer state while this read was under way: never go back.
+    const meanwhile = this.cache.get(tableId);
+    if (meanwhile) return meanwhile;
     if (stored) this.cache.set(tableId, stored);
     return stored;
   }
 
+  /**
+   * A fenced write means this copy of the table was out of date (another replica wrote it, or this
+   * one had an old copy): reload it from Postgres and apply the intent once more against the truth.
+   * Safe: every write is version-checked, and an intent id is stored at most once.
+   */
   private async apply(envelope: IntentEnvelope): Promise<IntentReply> {
+    try {
+      return await this.applyOnce(envelope);
+    } catch (error) {
+      if (!(error instanceof StaleWriteError)) throw error;
+      this.deps.logger.warn({ tableId: envelope.tableId, intentId: envelope.intentId }, 'stale copy of the table; reloading and retrying');
+      try {
+        return await this.applyOnce(envelope);
+      } catch (again) {
+        if (!(again instanceof StaleWriteError)) throw again;
+        return {
+          ok: false,
+          intentId: envelope.intentId,
+          code: 'UNAVAILABLE',
+          message: 'The table is moving to another server; try again.',
+        };
+      }
+    }
+  }
+
+  private async applyOnce(envelope: IntentEnvelope): Promise<IntentReply> {
     const { intentId, tableId, intent } = envelope;
     const reply = (outcome: IntentReply): IntentReply => {
       this.deps.metrics?.intent(intent.kind, outcome.ok ? 'applied' : outcome.code);
@@ -107,7 +135,6 @@ export class TableEngine {
         const fresh = await this.load(tableId);
         return reply({ ok: true, intentId, version: fresh?.version ?? null, seat: decision.seat });
       }
-      if (error instanceof StaleWriteError) this.deps.logger.warn({ tableId, intentId }, error.message);
       throw error;
     }
     this.cache.set(tableId, stored);

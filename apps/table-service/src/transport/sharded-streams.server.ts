@@ -9,7 +9,6 @@ import {
   type RedisNames,
 } from '@dominoes/protocol';
 import { ShardLeases, type LeaseTiming } from '../shards/shard-leases';
-import { StaleWriteError } from '../table/table-store';
 
 export const INTENT_PATTERN = 'intent';
 
@@ -147,7 +146,6 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       const result = await handler(envelope);
       reply = (isObservable(result) ? await lastValueFrom(result) : result) as IntentReply;
     } catch (error) {
-      if (error instanceof StaleWriteError) return; // not acknowledged: the table's owner will apply it
       logger.error({ err: error, intentId: envelope.intentId, tableId: envelope.tableId }, 'intent failed');
       reply = { ok: false, intentId: envelope.intentId, code: 'INTERNAL', message: 'The table could not apply this.' };
     }
