@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', '.nx/**', 'apps/web/public/**'] },
@@ -10,9 +11,23 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-properties': [
         'error',
-        { object: 'Math', property: 'random', message: 'Pass an RNG in; the rules have no randomness of their own.' },
+        {
+          object: 'Math',
+          property: 'random',
+          message: 'Pass an RNG in; the rules have no randomness of their own.',
+        },
       ],
     },
+  },
+  {
+    // Plain Node scripts and tool configs: CommonJS with Node's (and jest's) globals.
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node, ...globals.jest } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { ...globals.node } },
   },
   {
     files: ['libs/rules/src/**/*.ts'],

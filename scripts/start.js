@@ -18,13 +18,16 @@ function prefixed(name, stream) {
     buffer += chunk.toString();
     const lines = buffer.split('\n');
     buffer = lines.pop();
-    for (const line of lines) process.stdout.write(`\x1b[${colours[name]}m${name.padEnd(13)}\x1b[0m ${line}\n`);
+    for (const line of lines)
+      process.stdout.write(`\x1b[${colours[name]}m${name.padEnd(13)}\x1b[0m ${line}\n`);
   });
 }
 
 async function main() {
   const config = readBaseConfig();
-  const problems = (await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)])).filter(Boolean);
+  const problems = (
+    await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)])
+  ).filter(Boolean);
   if (problems.length > 0) {
     for (const p of problems) console.error(`\n${p}`);
     console.error('\nThen run `npm start` again. (`docker compose up` runs everything, stores included.)');
@@ -54,7 +57,9 @@ async function main() {
     stopping = true;
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
     setTimeout(() => process.exit(code), 3000).unref();
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r))))).then(() => process.exit(code));
+    Promise.all(
+      children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))),
+    ).then(() => process.exit(code));
   };
   const port = process.env.PORT ?? '8080';
   const ports = {
@@ -77,7 +82,10 @@ async function main() {
     });
     children.push(child);
   }
-  setTimeout(() => console.log(`\n  Play at http://localhost:${port}   (Ctrl-C stops everything)\n`), 1500).unref();
+  setTimeout(
+    () => console.log(`\n  Play at http://localhost:${port}   (Ctrl-C stops everything)\n`),
+    1500,
+  ).unref();
   process.on('SIGINT', () => stopAll(0));
   process.on('SIGTERM', () => stopAll(0));
 }

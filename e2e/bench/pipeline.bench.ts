@@ -31,12 +31,15 @@ function parseArgs(argv: string[]): Args {
     else continue;
     i++;
   }
-  if (!Number.isInteger(args.tables) || args.tables < 1) throw new Error('--tables must be a whole number >= 1');
+  if (!Number.isInteger(args.tables) || args.tables < 1)
+    throw new Error('--tables must be a whole number >= 1');
   return args;
 }
 
 const percentile = (sorted: number[], p: number): number | null =>
-  sorted.length === 0 ? null : Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2));
+  sorted.length === 0
+    ? null
+    : Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2));
 
 interface Sent {
   t0: number;
@@ -60,7 +63,10 @@ async function main(): Promise<void> {
   // Seat every table: the host opens it, three more join; the match starts with the 4th.
   for (let t = 0; t < args.tables; t++) {
     const identities = await Promise.all([0, 1, 2, 3].map((i) => requestIdentity(httpUrl, `B${t}-${i}`)));
-    const { tableId } = await createTable(httpUrl, identities[0]!.token, { variant: 'partnership', target: 500 });
+    const { tableId } = await createTable(httpUrl, identities[0]!.token, {
+      variant: 'partnership',
+      target: 500,
+    });
     const clients: DominoesClient[] = [];
     const seen: Map<number, number>[] = [];
     for (const identity of identities) {
@@ -81,13 +87,19 @@ async function main(): Promise<void> {
 
   const act = (table: number, seat: number, client: DominoesClient, view: TableView) => {
     const game = view.game;
-    if (view.status === 'finished' && view.hostSeat === seat) return void client.newMatch().catch(() => undefined);
-    if (game?.phase === 'between-rounds' && view.hostSeat === seat) return void client.startRound().catch(() => undefined);
+    if (view.status === 'finished' && view.hostSeat === seat)
+      return void client.newMatch().catch(() => undefined);
+    if (game?.phase === 'between-rounds' && view.hostSeat === seat)
+      return void client.startRound().catch(() => undefined);
     if (game?.phase !== 'playing' || game.turn !== seat || game.legal.length === 0) return;
     const action = game.legal[Math.floor(rng() * game.legal.length)] as Action;
     const record: Sent = { t0: performance.now(), actor: seat, table, version: null };
     const request =
-      action.type === 'play' ? client.play(action.tile, action.end) : action.type === 'pass' ? client.pass() : client.draw();
+      action.type === 'play'
+        ? client.play(action.tile, action.end)
+        : action.type === 'pass'
+          ? client.pass()
+          : client.draw();
     request.then(
       (ack) => {
         record.version = ack.version;

@@ -42,7 +42,11 @@ export function autoplay(
       if (done(view)) return finish(null, view);
       if ((acted.get(player) ?? -1) >= version) return;
       const game = view.game;
-      if (game?.phase === 'between-rounds' && options.cutBreaks !== false && view.hostSeat === view.you.seat) {
+      if (
+        game?.phase === 'between-rounds' &&
+        options.cutBreaks !== false &&
+        view.hostSeat === view.you.seat
+      ) {
         acted.set(player, version);
         void player.client.startRound().catch(() => undefined);
         return;

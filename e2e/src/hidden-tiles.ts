@@ -8,7 +8,9 @@ export function tilesIn(value: unknown, key = ''): Tile[] {
     if (key === 'tile' || key === 'drawn') return [value as unknown as Tile];
     if (key === 'hand') return value as Tile[];
     if (key === 'finalHands') return (value as Tile[][]).flat();
-    return value.flatMap((item) => tilesIn(item, key === 'legal' || key === 'log' || key === 'placements' ? '' : key));
+    return value.flatMap((item) =>
+      tilesIn(item, key === 'legal' || key === 'log' || key === 'placements' ? '' : key),
+    );
   }
   if (value && typeof value === 'object') {
     return Object.entries(value).flatMap(([k, v]) => tilesIn(v, k));
@@ -24,7 +26,10 @@ export function tilesIn(value: unknown, key = ''): Tile[] {
 export function leakedTiles(view: TableView, log: readonly LogRow[]): Tile[] {
   const game = view.game;
   if (!game || game.roundNumber === 0 || game.roundResult !== null) return [];
-  const deal = log.find((r) => r.kind === 'round-dealt' && r.match_number === view.matchNumber && r.round_number === game.roundNumber);
+  const deal = log.find(
+    (r) =>
+      r.kind === 'round-dealt' && r.match_number === view.matchNumber && r.round_number === game.roundNumber,
+  );
   if (!deal) throw new Error(`no stored deal for match ${view.matchNumber} round ${game.roundNumber}`);
   const hands = (deal.payload['hands'] as Tile[][]).map((h) => [...h]);
   const stock = deal.payload['stock'] as Tile[];
@@ -35,6 +40,8 @@ export function leakedTiles(view: TableView, log: readonly LogRow[]): Tile[] {
     for (const tile of hand) if (!onBoard.some((b) => sameTile(b, tile))) hidden.push(tile);
   });
   // The boneyard is hidden from everyone; what this seat drew is its own.
-  for (const tile of stock) if (!onBoard.some((b) => sameTile(b, tile)) && !game.hand.some((h) => sameTile(h, tile))) hidden.push(tile);
+  for (const tile of stock)
+    if (!onBoard.some((b) => sameTile(b, tile)) && !game.hand.some((h) => sameTile(h, tile)))
+      hidden.push(tile);
   return tilesIn(view).filter((t) => hidden.some((h) => sameTile(h, t)));
 }

@@ -52,7 +52,10 @@ export class TestPlayer {
   async join(tableId: string): Promise<TableView> {
     const ack = await this.client.join(tableId);
     return this.client.waitForView(
-      (v) => this.client.version >= (ack.version ?? 0) && v.tableId === tableId && v.seats[v.you.seat]?.name === this.name,
+      (v) =>
+        this.client.version >= (ack.version ?? 0) &&
+        v.tableId === tableId &&
+        v.seats[v.you.seat]?.name === this.name,
     );
   }
 

@@ -1,5 +1,15 @@
 import { Client } from 'pg';
-import { applyAction, createMatch, matchResult, startRoundWithDeal, type Action, type ActionOrigin, type MatchConfig, type MatchState, type Tile } from '@dominoes/rules';
+import {
+  applyAction,
+  createMatch,
+  matchResult,
+  startRoundWithDeal,
+  type Action,
+  type ActionOrigin,
+  type MatchConfig,
+  type MatchState,
+  type Tile,
+} from '@dominoes/rules';
 
 export interface LogRow {
   seq: number;
@@ -25,11 +35,17 @@ export async function readLog(databaseUrl: string, tableId: string): Promise<Log
   }
 }
 
-export async function storedMatchScores(databaseUrl: string, tableId: string): Promise<{ number: number; scores: number[] | null; winner_side: number | null }[]> {
+export async function storedMatchScores(
+  databaseUrl: string,
+  tableId: string,
+): Promise<{ number: number; scores: number[] | null; winner_side: number | null }[]> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query('select number, scores, winner_side from matches where table_id = $1 order by number', [tableId]);
+    const { rows } = await client.query(
+      'select number, scores, winner_side from matches where table_id = $1 order by number',
+      [tableId],
+    );
     return rows;
   } finally {
     await client.end();
@@ -62,7 +78,8 @@ export function replayLog(rows: readonly LogRow[]): ReplayedMatch[] {
       const p = row.payload as { hands: Tile[][]; stock: Tile[]; opener: number };
       const dealt = startRoundWithDeal(matches.get(n)!, { hands: p.hands, stock: p.stock });
       if (!dealt.ok) throw new Error(`seq ${row.seq}: ${dealt.error.message}`);
-      if (dealt.value.round!.opener !== p.opener) throw new Error(`seq ${row.seq}: stored opener ${p.opener}, rules say ${dealt.value.round!.opener}`);
+      if (dealt.value.round!.opener !== p.opener)
+        throw new Error(`seq ${row.seq}: stored opener ${p.opener}, rules say ${dealt.value.round!.opener}`);
       matches.set(n, dealt.value);
     }
     if (row.kind === 'action' && n !== null) {

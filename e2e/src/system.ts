@@ -70,7 +70,8 @@ export class TestSystem {
     await redis.config('SET', 'hz', '100').catch(() => undefined);
     redis.disconnect();
     const system = new TestSystem(label, stores, options);
-    for (const name of ['table-service', 'timer-service', 'gateway'] as const) await system.startService(name);
+    for (const name of ['table-service', 'timer-service', 'gateway'] as const)
+      await system.startService(name);
     return system;
   }
 

@@ -18,12 +18,16 @@ class RawSocket {
       ws.once('error', reject);
     });
   }
-  async next(predicate: (m: ServerMessage) => boolean = () => true, timeoutMs = 5000): Promise<ServerMessage> {
+  async next(
+    predicate: (m: ServerMessage) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<ServerMessage> {
     const started = Date.now();
     for (;;) {
       const index = this.frames.findIndex(predicate);
       if (index >= 0) return this.frames.splice(index, 1)[0]!;
-      if (Date.now() - started > timeoutMs) throw new Error(`no matching frame; got ${JSON.stringify(this.frames)}`);
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`no matching frame; got ${JSON.stringify(this.frames)}`);
       await new Promise((r) => setTimeout(r, 10));
     }
   }
@@ -46,7 +50,9 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
 
   beforeAll(async () => {
     system = await TestSystem.start('badinput');
-    ({ players, tableId } = await seatPlayers(system, ['Quinn', 'Rada', 'Sami', 'Teo'], { variant: 'partnership' }));
+    ({ players, tableId } = await seatPlayers(system, ['Quinn', 'Rada', 'Sami', 'Teo'], {
+      variant: 'partnership',
+    }));
     host = players[0]!;
     const view = await host.client.waitForView((v) => v.status === 'playing');
     mover = players.find((p) => p.seat === view.game!.turn)!;
@@ -76,14 +82,16 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
     // Nothing changed: the table is at the same version, and every process still serves.
     await mover.client.sync();
     expect(mover.client.version).toBe(versionBefore);
-    for (const name of ['gateway', 'table-service', 'timer-service'] as ServiceName[]) expect(system.isRunning(name)).toBe(true);
+    for (const name of ['gateway', 'table-service', 'timer-service'] as ServiceName[])
+      expect(system.isRunning(name)).toBe(true);
   });
 
   const mine = () => mover.view!.game!;
   const tileNotInHand = (): [number, number] => {
     const hand = mine().hand;
     for (let a = 0; a <= 6; a++)
-      for (let b = a; b <= 6; b++) if (!hand.some((t) => (t[0] === a && t[1] === b) || (t[0] === b && t[1] === a))) return [a, b];
+      for (let b = a; b <= 6; b++)
+        if (!hand.some((t) => (t[0] === a && t[1] === b) || (t[0] === b && t[1] === a))) return [a, b];
     throw new Error('impossible');
   };
 
@@ -96,8 +104,16 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
     ['a missing field (play without tile)', JSON.stringify({ type: 'play', id: 'x4' }), 'INVALID_MESSAGE'],
     ['a missing id', JSON.stringify({ type: 'pass' }), 'INVALID_MESSAGE'],
     ['an extra field', JSON.stringify({ type: 'pass', id: 'x5', cards: 3 }), 'INVALID_MESSAGE'],
-    ['a tile out of range', JSON.stringify({ type: 'play', id: 'x6', tile: [7, 9], end: 'left' }), 'INVALID_MESSAGE'],
-    ['a tile of the wrong shape', JSON.stringify({ type: 'play', id: 'x7', tile: '6-6', end: 'left' }), 'INVALID_MESSAGE'],
+    [
+      'a tile out of range',
+      JSON.stringify({ type: 'play', id: 'x6', tile: [7, 9], end: 'left' }),
+      'INVALID_MESSAGE',
+    ],
+    [
+      'a tile of the wrong shape',
+      JSON.stringify({ type: 'play', id: 'x7', tile: '6-6', end: 'left' }),
+      'INVALID_MESSAGE',
+    ],
     ['a bad table code', JSON.stringify({ type: 'join', id: 'x8', table: 'lower!' }), 'INVALID_MESSAGE'],
     ['a second hello', JSON.stringify({ type: 'hello', token: 'x' }), 'ALREADY_AUTHENTICATED'],
   ])('%s → %s', async (_kind, frame, code) => {
@@ -116,25 +132,36 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
   });
 
   it('a tile not in the hand → TILE_NOT_IN_HAND', async () => {
-    await expect(mover.client.play(tileNotInHand(), 'left')).rejects.toMatchObject({ code: 'TILE_NOT_IN_HAND' });
+    await expect(mover.client.play(tileNotInHand(), 'left')).rejects.toMatchObject({
+      code: 'TILE_NOT_IN_HAND',
+    });
   });
 
   it('an illegal end → UNKNOWN_END, and a tile that does not match its end → TILE_DOES_NOT_MATCH', async () => {
     const tile = mine().hand[0]!;
     await expect(mover.client.play(tile, 'middle')).rejects.toMatchObject({ code: 'UNKNOWN_END' });
     const ends = mine().board.ends;
-    const misfit = mine().hand.flatMap((t) => ends.filter((e) => t[0] !== e.value && t[1] !== e.value).map((e) => ({ t, e })))[0];
-    if (misfit) await expect(mover.client.play(misfit.t, misfit.e.id)).rejects.toMatchObject({ code: 'TILE_DOES_NOT_MATCH' });
+    const misfit = mine().hand.flatMap((t) =>
+      ends.filter((e) => t[0] !== e.value && t[1] !== e.value).map((e) => ({ t, e })),
+    )[0];
+    if (misfit)
+      await expect(mover.client.play(misfit.t, misfit.e.id)).rejects.toMatchObject({
+        code: 'TILE_DOES_NOT_MATCH',
+      });
   });
 
   it('playing out of turn → NOT_YOUR_TURN', async () => {
-    await expect(idle.client.play(idle.view!.game!.hand[0]!, 'left')).rejects.toMatchObject({ code: 'NOT_YOUR_TURN' });
+    await expect(idle.client.play(idle.view!.game!.hand[0]!, 'left')).rejects.toMatchObject({
+      code: 'NOT_YOUR_TURN',
+    });
   });
 
   it('P9: a pass while holding a playable tile → PASS_NOT_ALLOWED (or, with no playable tile, a draw → DRAW_NOT_ALLOWED)', async () => {
     const canPlay = mine().legal.some((a) => a.type === 'play');
     if (canPlay) await expect(mover.client.pass()).rejects.toMatchObject({ code: 'PASS_NOT_ALLOWED' });
-    await expect(mover.client.draw()).rejects.toMatchObject({ code: canPlay ? 'DRAW_NOT_ALLOWED' : 'DRAW_NOT_ALLOWED' });
+    await expect(mover.client.draw()).rejects.toMatchObject({
+      code: canPlay ? 'DRAW_NOT_ALLOWED' : 'DRAW_NOT_ALLOWED',
+    });
   });
 
   it('a non-host starting a round → NOT_HOST; the host starting a new match mid-match → MATCH_NOT_OVER', async () => {
@@ -149,8 +176,18 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
   });
 
   it.each([
-    ['a forged token', () => `${Buffer.from(JSON.stringify({ pid: randomUUID(), name: 'Eve', iat: 1, exp: 9e9 })).toString('base64url')}.forged`, 'TOKEN_INVALID'],
-    ['an expired token', () => signToken({ pid: randomUUID(), name: 'Old' }, system.env()['TOKEN_SECRET']!, Date.now() - 10_000, 1), 'TOKEN_EXPIRED'],
+    [
+      'a forged token',
+      () =>
+        `${Buffer.from(JSON.stringify({ pid: randomUUID(), name: 'Eve', iat: 1, exp: 9e9 })).toString('base64url')}.forged`,
+      'TOKEN_INVALID',
+    ],
+    [
+      'an expired token',
+      () =>
+        signToken({ pid: randomUUID(), name: 'Old' }, system.env()['TOKEN_SECRET']!, Date.now() - 10_000, 1),
+      'TOKEN_EXPIRED',
+    ],
     ['garbage for a token', () => 'not-a-token', 'TOKEN_INVALID'],
   ])('%s → %s', async (_kind, token, code) => {
     const socket = await RawSocket.open(system.wsUrl);
@@ -161,7 +198,9 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
 
   it('an intent before hello → UNAUTHENTICATED; an intent before joining → NOT_SEATED', async () => {
     const socket = await RawSocket.open(system.wsUrl);
-    expect((await socket.errorFor(JSON.stringify({ type: 'pass', id: 'early' }))).code).toBe('UNAUTHENTICATED');
+    expect((await socket.errorFor(JSON.stringify({ type: 'pass', id: 'early' }))).code).toBe(
+      'UNAUTHENTICATED',
+    );
     const stranger = await TestPlayer.create(system, 'Stranger');
     socket.ws.send(JSON.stringify({ type: 'hello', token: stranger.token }));
     await socket.next((m) => m.type === 'welcome');
@@ -183,7 +222,10 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
     const post = (path: string, body: string, token?: string) =>
       fetch(`${system.httpUrl}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
         body,
       });
     const codeOf = async (r: Response) => ((await r.json()) as { error: { code: string } }).error.code;

@@ -14,7 +14,10 @@ describe('crash and restart: kill -9 the table-service and the timer-service mid
   });
 
   it('the match goes on from exactly where it was: no acknowledged action lost, none applied twice, and deadlines still fire', async () => {
-    const { players, tableId } = await seatPlayers(system, ['Mia', 'Nikos', 'Olga', 'Petar'], { variant: 'partnership', target: 50 });
+    const { players, tableId } = await seatPlayers(system, ['Mia', 'Nikos', 'Olga', 'Petar'], {
+      variant: 'partnership',
+      target: 50,
+    });
     const acked: string[] = [];
     const onActionAck = (id: string) => acked.push(id);
     // Play a while, then kill both with an action in flight.
@@ -39,10 +42,18 @@ describe('crash and restart: kill -9 the table-service and the timer-service mid
     // Deadlines still fire: nobody acts, and the table moves by itself within the turn time.
     const observer = players[0]!;
     const before = observer.view!.game!.log.length;
-    const moved = await observer.client.waitForView((v) => (v.game?.log.length ?? 0) > before || v.game?.phase !== 'playing', 8000);
-    expect(moved.game!.log.slice(before).some((e) => e.by === 'deadline') || moved.game!.phase !== 'playing').toBe(true);
+    const moved = await observer.client.waitForView(
+      (v) => (v.game?.log.length ?? 0) > before || v.game?.phase !== 'playing',
+      8000,
+    );
+    expect(
+      moved.game!.log.slice(before).some((e) => e.by === 'deadline') || moved.game!.phase !== 'playing',
+    ).toBe(true);
 
-    const final = await autoplay(players, 22, (v) => v.status === 'finished', { timeoutMs: 180_000, onActionAck });
+    const final = await autoplay(players, 22, (v) => v.status === 'finished', {
+      timeoutMs: 180_000,
+      onActionAck,
+    });
     const log = await readLog(system.stores.databaseUrl, tableId);
     const [replayed] = replayLog(log);
     expect(replayed!.scores).toEqual(final.game!.matchResult!.scores);

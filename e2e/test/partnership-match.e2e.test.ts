@@ -14,7 +14,10 @@ describe('a whole partnership match over real services', () => {
   });
 
   it('P1–P21: four clients play random legal moves to the target; the stored log replays through libs/rules to the scores they were shown, and no frame leaks a hidden tile (P12)', async () => {
-    const { players, tableId } = await seatPlayers(system, ['Amira', 'Bassam', 'Chloe', 'Dimitar'], { variant: 'partnership', target: 100 });
+    const { players, tableId } = await seatPlayers(system, ['Amira', 'Bassam', 'Chloe', 'Dimitar'], {
+      variant: 'partnership',
+      target: 100,
+    });
     const final = await autoplay(players, 7, (v) => v.status === 'finished', { timeoutMs: 240_000 });
     const shown = final.game!.matchResult!;
     expect(shown.finished).toBe(true);

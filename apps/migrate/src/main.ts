@@ -1,4 +1,10 @@
-import { checkPostgres, createLogger, DEFAULT_MIGRATIONS_DIR, readBaseConfig, runMigrations } from '@dominoes/platform';
+import {
+  checkPostgres,
+  createLogger,
+  DEFAULT_MIGRATIONS_DIR,
+  readBaseConfig,
+  runMigrations,
+} from '@dominoes/platform';
 
 /** One-shot: apply every pending migration, then exit 0; exit 1 with a plain reason otherwise. */
 async function main(): Promise<void> {
@@ -12,7 +18,11 @@ async function main(): Promise<void> {
   const dir = process.env.MIGRATIONS_DIR ?? DEFAULT_MIGRATIONS_DIR;
   const report = await runMigrations(config.databaseUrl, dir);
   logger.info(
-    { applied: report.applied, alreadyApplied: report.alreadyApplied.length, createdDatabase: report.createdDatabase },
+    {
+      applied: report.applied,
+      alreadyApplied: report.alreadyApplied.length,
+      createdDatabase: report.createdDatabase,
+    },
     report.applied.length > 0 ? 'migrations applied' : 'database is up to date',
   );
 }

@@ -37,8 +37,14 @@ export class HealthController {
   @Get('health/ready')
   async ready(): Promise<{ status: string; postgres: string; redis: string }> {
     const [postgres, redis] = await Promise.all([
-      this.prisma.$queryRawUnsafe('select 1').then(() => 'up', () => 'down'),
-      this.redis.ping().then(() => 'up', () => 'down'),
+      this.prisma.$queryRawUnsafe('select 1').then(
+        () => 'up',
+        () => 'down',
+      ),
+      this.redis.ping().then(
+        () => 'up',
+        () => 'down',
+      ),
     ]);
     const body = { status: postgres === 'up' && redis === 'up' ? 'ok' : 'unavailable', postgres, redis };
     if (body.status !== 'ok') throw new HttpException(body, HttpStatus.SERVICE_UNAVAILABLE);

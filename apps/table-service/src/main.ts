@@ -24,7 +24,9 @@ import { ShardedStreamsServer } from './transport/sharded-streams.server';
 async function bootstrap(): Promise<void> {
   const config = readConfig();
   const logger = createLogger('table-service', config.logLevel);
-  const problems = (await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)])).filter(Boolean);
+  const problems = (
+    await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)])
+  ).filter(Boolean);
   if (problems.length > 0) {
     for (const problem of problems) console.error(problem);
     process.exit(1);
@@ -40,8 +42,27 @@ async function bootstrap(): Promise<void> {
     (): Iterable<TableState> => engine.cachedTables(),
     () => server?.ownedShards().size ?? 0,
   );
-  const engine: TableEngine = new TableEngine({ store, publisher: redis, names, clock: systemClock, durations: config.durations, deadlines, logger, metrics });
-  const keeper = new DeadlineKeeper(queue, redis, names, config.tableShards, store, engine, systemClock, logger, config.overdueGraceMs);
+  const engine: TableEngine = new TableEngine({
+    store,
+    publisher: redis,
+    names,
+    clock: systemClock,
+    durations: config.durations,
+    deadlines,
+    logger,
+    metrics,
+  });
+  const keeper = new DeadlineKeeper(
+    queue,
+    redis,
+    names,
+    config.tableShards,
+    store,
+    engine,
+    systemClock,
+    logger,
+    config.overdueGraceMs,
+  );
   server = new ShardedStreamsServer({
     redis,
     names,
@@ -74,7 +95,12 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, '0.0.0.0');
   keeper.startSweep();
   logger.info(
-    { port: config.port, replicaId: config.replicaId, shards: config.tableShards, durations: config.durations },
+    {
+      port: config.port,
+      replicaId: config.replicaId,
+      shards: config.tableShards,
+      durations: config.durations,
+    },
     'table-service ready',
   );
 

@@ -1,4 +1,11 @@
-import { createLogger, createPrisma, createRedis, systemClock, type PrismaClient, type Redis } from '@dominoes/platform';
+import {
+  createLogger,
+  createPrisma,
+  createRedis,
+  systemClock,
+  type PrismaClient,
+  type Redis,
+} from '@dominoes/platform';
 import { redisNames, type IntentEnvelope, type TableIntent } from '@dominoes/protocol';
 import { RULE_DURATIONS } from '@dominoes/rules';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
@@ -10,7 +17,9 @@ describe('table engine on real Postgres and Redis', () => {
   let prisma: PrismaClient;
   let redis: Redis;
   const scheduled: string[] = [];
-  const deadlines: DeadlineScheduler = { schedule: async (tableId, d) => void scheduled.push(`${tableId}:${d.key}`) };
+  const deadlines: DeadlineScheduler = {
+    schedule: async (tableId, d) => void scheduled.push(`${tableId}:${d.key}`),
+  };
   const engine = () =>
     new TableEngine({
       store: new TableStore(prisma),
@@ -46,7 +55,10 @@ describe('table engine on real Postgres and Redis', () => {
   it('two replicas with copies of one table: the one with a stale copy is fenced, reloads, and applies on top; nothing is lost or applied twice', async () => {
     const a = engine();
     const b = engine();
-    expect(await a.handle(intent(0, { kind: 'create', config: { variant: 'partnership' } }))).toMatchObject({ ok: true, seat: 0 });
+    expect(await a.handle(intent(0, { kind: 'create', config: { variant: 'partnership' } }))).toMatchObject({
+      ok: true,
+      seat: 0,
+    });
     // B reads the table now; A then changes it behind B's back.
     expect((await b.load('ENGINE'))?.version).toBe(2);
     expect(await a.handle(intent(1, { kind: 'join' }))).toMatchObject({ ok: true, seat: 1 });

@@ -3,9 +3,17 @@ import type { IntentEnvelope, TableIntent } from '@dominoes/protocol';
 import { decide, openTable, type Decision, type PolicyContext } from '../src/table/table-policy';
 import type { TableState } from '../src/table/table-state';
 
-const ctx = (now = 1_000_000, seed = 1): PolicyContext => ({ now, rng: createRng(seed), durations: RULE_DURATIONS });
+const ctx = (now = 1_000_000, seed = 1): PolicyContext => ({
+  now,
+  rng: createRng(seed),
+  durations: RULE_DURATIONS,
+});
 let counter = 0;
-const envelope = (player: string | null, intent: TableIntent, connectionId: string | null = null): IntentEnvelope => ({
+const envelope = (
+  player: string | null,
+  intent: TableIntent,
+  connectionId: string | null = null,
+): IntentEnvelope => ({
   intentId: `i${++counter}`,
   tableId: 'ABCDEF',
   player: player ? { id: player, name: player } : null,
@@ -31,11 +39,16 @@ const fill = (table: TableState, players: string[], c = ctx()) =>
   players.reduce((t, p) => step(t, envelope(p, { kind: 'join' }, `c-${p}`), c), table);
 
 describe('table policy', () => {
-  it('P19: opening a table refuses a target outside 50..500 in steps of 50, with the rules\' error', () => {
+  it("P19: opening a table refuses a target outside 50..500 in steps of 50, with the rules' error", () => {
     for (const target of [49, 75, 550]) {
-      expect(openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target }, null)).toMatchObject({ ok: false, code: 'INVALID_TARGET' });
+      expect(openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target }, null)).toMatchObject({
+        ok: false,
+        code: 'INVALID_TARGET',
+      });
     }
-    expect(ok(openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target: 250 }, null)).table.target).toBe(250);
+    expect(
+      ok(openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target: 250 }, null)).table.target,
+    ).toBe(250);
   });
 
   it('P3: seats go by arrival, the host sits at seat 0, and the 4th arrival starts the match with a deal', () => {
@@ -47,12 +60,19 @@ describe('table policy', () => {
     expect(started.table.status).toBe('playing');
     expect(started.events.map((e) => e.kind)).toEqual(['seat-taken', 'match-started', 'round-dealt']);
     // P16: the opener has 45 s.
-    expect(started.table.deadline).toMatchObject({ kind: 'turn', at: 1_000_000 + 45_000, seat: started.table.match!.round!.opener });
+    expect(started.table.deadline).toMatchObject({
+      kind: 'turn',
+      at: 1_000_000 + 45_000,
+      seat: started.table.match!.round!.opener,
+    });
   });
 
   it('a full table refuses the next player; a seated player who comes back gets the same seat', () => {
     const table = fill(open(), ['p1', 'p2', 'p3']);
-    expect(decide(table, envelope('p4', { kind: 'join' }), ctx())).toMatchObject({ ok: false, code: 'TABLE_FULL' });
+    expect(decide(table, envelope('p4', { kind: 'join' }), ctx())).toMatchObject({
+      ok: false,
+      code: 'TABLE_FULL',
+    });
     expect(ok(decide(table, envelope('p2', { kind: 'join' }, 'another-socket'), ctx())).seat).toBe(2);
   });
 
@@ -71,7 +91,11 @@ describe('table policy', () => {
     const turn = table.match!.round!.turn;
     const mover = table.seats[turn]!;
     // Mid-turn drop, 10 s into a 45 s turn.
-    table = step(table, envelope(mover.playerId, { kind: 'presence', connected: false }, mover.connections[0]!), ctx(1_010_000));
+    table = step(
+      table,
+      envelope(mover.playerId, { kind: 'presence', connected: false }, mover.connections[0]!),
+      ctx(1_010_000),
+    );
     expect(table.deadline!.at).toBe(1_015_000);
     table = step(table, envelope(mover.playerId, { kind: 'join' }, 'back-again'), ctx(1_011_000));
     expect(table.deadline!.at).toBe(1_015_000);
@@ -82,16 +106,28 @@ describe('table policy', () => {
     const legal = table.match!.round!.turn === turn ? 'play' : 'none';
     expect(legal).toBe('play');
     const first = table.match!.round!.hands[turn]![0]!;
-    table = step(table, envelope(mover.playerId, { kind: 'play', tile: [first[0], first[1]] }), ctx(1_013_000));
+    table = step(
+      table,
+      envelope(mover.playerId, { kind: 'play', tile: [first[0], first[1]] }),
+      ctx(1_013_000),
+    );
     expect(table.deadline).toMatchObject({ kind: 'turn', seat: nextSeat, at: 1_013_000 + 5_000 });
   });
 
   it('P17 with shortened clocks (tests, load tests): every deadline uses the configured durations', () => {
-    const short: PolicyContext = { now: 1_000_000, rng: createRng(1), durations: { turnMs: 3000, disconnectedTurnMs: 1000, breakMs: 2000 } };
+    const short: PolicyContext = {
+      now: 1_000_000,
+      rng: createRng(1),
+      durations: { turnMs: 3000, disconnectedTurnMs: 1000, breakMs: 2000 },
+    };
     let table = fill(open(), ['p1', 'p2', 'p3'], short);
     expect(table.deadline!.at).toBe(1_003_000);
     const mover = table.seats[table.deadline!.seat!]!;
-    table = step(table, envelope(mover.playerId, { kind: 'presence', connected: false }, mover.connections[0]!), { ...short, now: 1_000_500 });
+    table = step(
+      table,
+      envelope(mover.playerId, { kind: 'presence', connected: false }, mover.connections[0]!),
+      { ...short, now: 1_000_500 },
+    );
     expect(table.deadline!.at).toBe(1_001_500);
   });
 
@@ -99,7 +135,9 @@ describe('table policy', () => {
     const table = fill(open(), ['p1', 'p2', 'p3']);
     const stale = ok(decide(table, envelope(null, { kind: 'deadline', key: 'old', dueAt: 0 }), ctx()));
     expect(stale.events).toEqual([]);
-    const fired = ok(decide(table, envelope(null, { kind: 'deadline', key: table.deadline!.key, dueAt: 0 }), ctx(1_045_000)));
+    const fired = ok(
+      decide(table, envelope(null, { kind: 'deadline', key: table.deadline!.key, dueAt: 0 }), ctx(1_045_000)),
+    );
     expect(fired.events[0]).toMatchObject({ kind: 'action', payload: { by: 'deadline' } });
     expect(fired.table.match!.round!.board.placements).toHaveLength(1);
     expect(fired.table.deadline!.key).not.toBe(table.deadline!.key);
@@ -107,10 +145,15 @@ describe('table policy', () => {
 
   it('auto-pass: a seat that turned it on passes at once when it has no playable tile', () => {
     let table = fill(open(), ['p1', 'p2', 'p3']);
-    for (const p of ['p0', 'p1', 'p2', 'p3']) table = step(table, envelope(p, { kind: 'autoPass', on: true }));
+    for (const p of ['p0', 'p1', 'p2', 'p3'])
+      table = step(table, envelope(p, { kind: 'autoPass', on: true }));
     // Play deadline moves until somebody is forced to pass: the pass comes by 'auto', never 'deadline'.
     for (let i = 0; i < 40 && table.match!.phase === 'playing'; i++) {
-      table = step(table, envelope(null, { kind: 'deadline', key: table.deadline!.key, dueAt: 0 }), ctx(1_000_000 + i));
+      table = step(
+        table,
+        envelope(null, { kind: 'deadline', key: table.deadline!.key, dueAt: 0 }),
+        ctx(1_000_000 + i),
+      );
     }
     const passes = table.match!.round!.log.filter((e) => e.type === 'pass');
     expect(passes.every((e) => e.by === 'auto')).toBe(true);
@@ -119,10 +162,17 @@ describe('table policy', () => {
   it('P18: only the host may cut the break short; the break deadline deals the next round by itself', () => {
     let table = fill(open(), ['p1', 'p2', 'p3']);
     for (let i = 0; table.match!.phase === 'playing'; i++) {
-      table = step(table, envelope(null, { kind: 'deadline', key: table.deadline!.key, dueAt: 0 }), ctx(2_000_000 + i));
+      table = step(
+        table,
+        envelope(null, { kind: 'deadline', key: table.deadline!.key, dueAt: 0 }),
+        ctx(2_000_000 + i),
+      );
     }
     expect(table.deadline).toMatchObject({ kind: 'break', seat: null });
-    expect(decide(table, envelope('p1', { kind: 'startRound' }), ctx())).toMatchObject({ ok: false, code: 'NOT_HOST' });
+    expect(decide(table, envelope('p1', { kind: 'startRound' }), ctx())).toMatchObject({
+      ok: false,
+      code: 'NOT_HOST',
+    });
     const byHost = step(table, envelope('p0', { kind: 'startRound' }));
     expect(byHost.match!.round!.number).toBe(2);
     const byClock = step(table, envelope(null, { kind: 'deadline', key: table.deadline!.key, dueAt: 0 }));
@@ -132,7 +182,13 @@ describe('table policy', () => {
 
   it('refuses intents from players without a seat, and new matches before the end', () => {
     const table = fill(open(), ['p1', 'p2', 'p3']);
-    expect(decide(table, envelope('stranger', { kind: 'pass' }), ctx())).toMatchObject({ ok: false, code: 'NOT_SEATED' });
-    expect(decide(table, envelope('p0', { kind: 'newMatch' }), ctx())).toMatchObject({ ok: false, code: 'MATCH_NOT_OVER' });
+    expect(decide(table, envelope('stranger', { kind: 'pass' }), ctx())).toMatchObject({
+      ok: false,
+      code: 'NOT_SEATED',
+    });
+    expect(decide(table, envelope('p0', { kind: 'newMatch' }), ctx())).toMatchObject({
+      ok: false,
+      code: 'MATCH_NOT_OVER',
+    });
   });
 });

@@ -43,13 +43,23 @@ describe('table store on a real Postgres', () => {
 
   it('fencing: a write from a stale version stores nothing and says so', async () => {
     const table = (await store.load('STORE1')) as TableState;
-    const decision = decide(table, joinEnvelope(uuid(1), 'join-1'), { now: 0, rng: createRng(1), durations: RULE_DURATIONS });
+    const decision = decide(table, joinEnvelope(uuid(1), 'join-1'), {
+      now: 0,
+      rng: createRng(1),
+      durations: RULE_DURATIONS,
+    });
     if (!decision.ok) throw new Error(decision.message);
     await store.append(table, decision.table, decision.events, 'join-1');
     // A replica that still believes in the old version tries to write its own change.
-    const zombie = decide(table, joinEnvelope(uuid(2), 'join-2'), { now: 0, rng: createRng(1), durations: RULE_DURATIONS });
+    const zombie = decide(table, joinEnvelope(uuid(2), 'join-2'), {
+      now: 0,
+      rng: createRng(1),
+      durations: RULE_DURATIONS,
+    });
     if (!zombie.ok) throw new Error(zombie.message);
-    await expect(store.append(table, zombie.table, zombie.events, 'join-2')).rejects.toBeInstanceOf(StaleWriteError);
+    await expect(store.append(table, zombie.table, zombie.events, 'join-2')).rejects.toBeInstanceOf(
+      StaleWriteError,
+    );
     const rows = await prisma.tableAction.findMany({ where: { tableId: 'STORE1' }, orderBy: { seq: 'asc' } });
     expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3]);
     expect(rows.map((r) => r.intentId)).toEqual(['create-1', null, 'join-1']);
@@ -59,9 +69,15 @@ describe('table store on a real Postgres', () => {
 
   it('at most once: storing the same intent id again is refused by the database', async () => {
     const table = (await store.load('STORE1')) as TableState;
-    const decision = decide(table, joinEnvelope(uuid(3), 'join-1'), { now: 0, rng: createRng(1), durations: RULE_DURATIONS });
+    const decision = decide(table, joinEnvelope(uuid(3), 'join-1'), {
+      now: 0,
+      rng: createRng(1),
+      durations: RULE_DURATIONS,
+    });
     if (!decision.ok) throw new Error(decision.message);
-    await expect(store.append(table, decision.table, decision.events, 'join-1')).rejects.toBeInstanceOf(DuplicateIntentError);
+    await expect(store.append(table, decision.table, decision.events, 'join-1')).rejects.toBeInstanceOf(
+      DuplicateIntentError,
+    );
     expect((await store.load('STORE1'))?.version).toBe(3);
   });
 });

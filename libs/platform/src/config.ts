@@ -21,7 +21,13 @@ export class ConfigError extends Error {
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/dominoes';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
-export function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+export function intFromEnv(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -43,7 +49,13 @@ export function stringFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: st
 function durationsFromEnv(env: NodeJS.ProcessEnv): Durations {
   return {
     turnMs: intFromEnv(env, 'TURN_MS', RULE_DURATIONS.turnMs, 100, 3_600_000),
-    disconnectedTurnMs: intFromEnv(env, 'DISCONNECTED_TURN_MS', RULE_DURATIONS.disconnectedTurnMs, 100, 3_600_000),
+    disconnectedTurnMs: intFromEnv(
+      env,
+      'DISCONNECTED_TURN_MS',
+      RULE_DURATIONS.disconnectedTurnMs,
+      100,
+      3_600_000,
+    ),
     breakMs: intFromEnv(env, 'BREAK_MS', RULE_DURATIONS.breakMs, 100, 3_600_000),
   };
 }

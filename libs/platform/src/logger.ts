@@ -9,7 +9,17 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     ...(pretty
-      ? { transport: { target: 'pino-pretty', options: { colorize: true, singleLine: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,service,name' } } }
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: {
+              colorize: true,
+              singleLine: true,
+              translateTime: 'HH:MM:ss.l',
+              ignore: 'pid,hostname,service,name',
+            },
+          },
+        }
       : {}),
   });
 }

@@ -86,7 +86,10 @@ interface Row {
   rolled_back_at: Date | null;
 }
 
-export async function runMigrations(databaseUrl: string, dir = DEFAULT_MIGRATIONS_DIR): Promise<MigrationReport> {
+export async function runMigrations(
+  databaseUrl: string,
+  dir = DEFAULT_MIGRATIONS_DIR,
+): Promise<MigrationReport> {
   const migrations = loadMigrations(dir);
   const createdDatabase = await ensureDatabase(databaseUrl);
   const client = new Client({ connectionString: databaseUrl });
@@ -109,7 +112,9 @@ export async function runMigrations(databaseUrl: string, dir = DEFAULT_MIGRATION
       }
       if (row) {
         if (row.checksum !== migration.checksum) {
-          throw new MigrationError(`Migration ${migration.name} was changed after it was applied (checksum differs).`);
+          throw new MigrationError(
+            `Migration ${migration.name} was changed after it was applied (checksum differs).`,
+          );
         }
         alreadyApplied.push(migration.name);
         continue;

@@ -24,7 +24,12 @@ export async function checkPostgres(databaseUrl: string): Promise<string | null>
 }
 
 export async function checkRedis(redisUrl: string): Promise<string | null> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 3000,
+  });
   // The failure is reported below; without a listener ioredis also prints "Unhandled error event".
   redis.on('error', () => undefined);
   try {

@@ -40,7 +40,9 @@ async function serverUrls(): Promise<{ postgres: string; redis: string; stop: ()
   const { RedisContainer } = await import('@testcontainers/redis');
   const [pg, redis] = await Promise.all([
     process.env.DATABASE_URL ? null : new PostgreSqlContainer('postgres:15').start(),
-    process.env.REDIS_URL ? null : new RedisContainer('redis:7').withCommand(['redis-server', '--hz', '100']).start(),
+    process.env.REDIS_URL
+      ? null
+      : new RedisContainer('redis:7').withCommand(['redis-server', '--hz', '100']).start(),
   ]);
   return {
     postgres: process.env.DATABASE_URL ?? pg!.getConnectionUri(),
@@ -67,7 +69,9 @@ export async function createTestStores(label: string): Promise<TestStores> {
       admin.pathname = '/postgres';
       const client = new Client({ connectionString: admin.toString() });
       await client.connect();
-      await client.query(`drop database if exists "dominoes_test_${suffix}" with (force)`).catch(() => undefined);
+      await client
+        .query(`drop database if exists "dominoes_test_${suffix}" with (force)`)
+        .catch(() => undefined);
       await client.end();
       await server.stop();
     },

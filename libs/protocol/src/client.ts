@@ -242,7 +242,8 @@ async function postJson(url: string, body: unknown, token?: string): Promise<unk
     body: JSON.stringify(body),
   });
   const json = (await response.json()) as { error?: { code: ErrorCode; message: string } };
-  if (!response.ok) throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
+  if (!response.ok)
+    throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
   return json;
 }
 
@@ -250,13 +251,18 @@ export async function requestIdentity(baseUrl: string, name: string): Promise<Id
   return IdentityResponseSchema.parse(await postJson(`${baseUrl}/api/identity`, { name }));
 }
 
-export async function createTable(baseUrl: string, token: string, request: CreateTableRequest): Promise<CreateTableResponse> {
+export async function createTable(
+  baseUrl: string,
+  token: string,
+  request: CreateTableRequest,
+): Promise<CreateTableResponse> {
   return CreateTableResponseSchema.parse(await postJson(`${baseUrl}/api/tables`, request, token));
 }
 
 export async function getTable(baseUrl: string, tableId: string): Promise<TableSummary> {
   const response = await fetch(`${baseUrl}/api/tables/${encodeURIComponent(tableId)}`);
   const json = (await response.json()) as { error?: { code: ErrorCode; message: string } };
-  if (!response.ok) throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
+  if (!response.ok)
+    throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
   return TableSummarySchema.parse(json);
 }

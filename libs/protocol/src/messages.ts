@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './errors';
-import { EndIdSchema, IntentIdSchema, PlayerNameSchema, TableCodeSchema, TileSchema, VariantSchema } from './primitives';
+import {
+  EndIdSchema,
+  IntentIdSchema,
+  PlayerNameSchema,
+  TableCodeSchema,
+  TileSchema,
+  VariantSchema,
+} from './primitives';
 import { TableViewSchema } from './views';
 
 /* ------------------------------------------------------------------ */
@@ -32,7 +39,9 @@ export const ClientMessageSchemas = {
 
 export type ClientMessageType = keyof typeof ClientMessageSchemas;
 export const CLIENT_MESSAGE_TYPES = Object.keys(ClientMessageSchemas) as ClientMessageType[];
-export type ClientMessage = { [K in ClientMessageType]: z.infer<(typeof ClientMessageSchemas)[K]> }[ClientMessageType];
+export type ClientMessage = {
+  [K in ClientMessageType]: z.infer<(typeof ClientMessageSchemas)[K]>;
+}[ClientMessageType];
 export type ClientIntent = Exclude<ClientMessage, { type: 'hello' | 'ping' }>;
 export type ClientIntentType = ClientIntent['type'];
 
@@ -43,9 +52,19 @@ export type ClientIntentType = ClientIntent['type'];
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
 
 export const ServerMessageSchemas = {
-  welcome: z.object({ type: z.literal('welcome'), playerId: z.string(), name: z.string(), serverTime: z.number() }),
+  welcome: z.object({
+    type: z.literal('welcome'),
+    playerId: z.string(),
+    name: z.string(),
+    serverTime: z.number(),
+  }),
   /** The whole view of your seat, after every change; `version` grows by one with each stored change of the table. */
-  view: z.object({ type: z.literal('view'), version: z.number().int(), serverTime: z.number(), view: TableViewSchema }),
+  view: z.object({
+    type: z.literal('view'),
+    version: z.number().int(),
+    serverTime: z.number(),
+    view: TableViewSchema,
+  }),
   ack: z.object({ type: z.literal('ack'), id: IntentIdSchema, version: z.number().int().nullable() }),
   error: z.object({
     type: z.literal('error'),
@@ -59,7 +78,9 @@ export const ServerMessageSchemas = {
 } as const;
 
 export type ServerMessageType = keyof typeof ServerMessageSchemas;
-export type ServerMessage = { [K in ServerMessageType]: z.infer<(typeof ServerMessageSchemas)[K]> }[ServerMessageType];
+export type ServerMessage = {
+  [K in ServerMessageType]: z.infer<(typeof ServerMessageSchemas)[K]>;
+}[ServerMessageType];
 export const ServerMessageSchema = z.discriminatedUnion(
   'type',
   Object.values(ServerMessageSchemas) as unknown as [

@@ -20,7 +20,8 @@ export function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+      if (issue.code === 'unrecognized_keys')
+        return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
       const path = issue.path.length > 0 ? issue.path.join('.') : 'message';
       if (issue.code === 'invalid_type' && issue.input === undefined) return `${path}: missing`;
       return `${path}: ${issue.message}`;

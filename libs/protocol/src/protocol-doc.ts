@@ -15,7 +15,9 @@ import { MAX_FRAME_BYTES } from './parse';
 import { TableViewSchema } from './views';
 
 const schemaBlock = (schema: z.ZodType): string =>
-  '```json\n' + JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }), null, 2) + '\n```\n';
+  '```json\n' +
+  JSON.stringify(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }), null, 2) +
+  '\n```\n';
 
 const section = (title: string, entries: Record<string, z.ZodType>): string =>
   `## ${title}\n\n` +

@@ -3,7 +3,12 @@ import type { SeatView } from '@dominoes/rules';
 import { EndIdSchema, TileSchema, VariantSchema } from './primitives';
 
 const ActionSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('play'), seat: z.number().int(), tile: TileSchema, end: EndIdSchema.optional() }),
+  z.object({
+    type: z.literal('play'),
+    seat: z.number().int(),
+    tile: TileSchema,
+    end: EndIdSchema.optional(),
+  }),
   z.object({ type: z.literal('pass'), seat: z.number().int() }),
   z.object({ type: z.literal('draw'), seat: z.number().int() }),
 ]);
@@ -69,7 +74,11 @@ export const SeatViewSchema = z.object({
     }),
   ),
   matchResult: z
-    .object({ finished: z.boolean(), winnerSide: z.number().int().nullable(), scores: z.array(z.number().int()) })
+    .object({
+      finished: z.boolean(),
+      winnerSide: z.number().int().nullable(),
+      scores: z.array(z.number().int()),
+    })
     .nullable(),
 });
 

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENT_MESSAGE_TYPES, MAX_FRAME_BYTES, parseClientFrame, renderProtocolDoc, shardOf } from '@dominoes/protocol';
+import {
+  CLIENT_MESSAGE_TYPES,
+  MAX_FRAME_BYTES,
+  parseClientFrame,
+  renderProtocolDoc,
+  shardOf,
+} from '@dominoes/protocol';
 
 const refusal = (raw: string) => {
   const parsed = parseClientFrame(raw);
@@ -47,15 +53,22 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
   });
 
   it('names missing and unknown fields in the message, and echoes the frame id', () => {
-    expect(refusal('{"type":"play","id":"q1"}')).toMatchObject({ id: 'q1', message: expect.stringContaining('tile: missing') });
+    expect(refusal('{"type":"play","id":"q1"}')).toMatchObject({
+      id: 'q1',
+      message: expect.stringContaining('tile: missing'),
+    });
     expect(refusal('{"type":"pass","id":"q2","x":1}').message).toContain("unknown field 'x'");
     // An id that is itself invalid is not echoed: the error frame must stay valid.
     expect(refusal('{"type":"pass","id":"has spaces"}').id).toBeNull();
   });
 
   it(`refuses a frame over ${MAX_FRAME_BYTES} bytes unread, counting UTF-8 bytes`, () => {
-    expect(refusal(`{"type":"sync","id":"x","p":"${'a'.repeat(MAX_FRAME_BYTES)}"}`).code).toBe('FRAME_TOO_LARGE');
-    expect(refusal(`{"type":"sync","id":"x","p":"${'é'.repeat(MAX_FRAME_BYTES / 2)}"}`).code).toBe('FRAME_TOO_LARGE');
+    expect(refusal(`{"type":"sync","id":"x","p":"${'a'.repeat(MAX_FRAME_BYTES)}"}`).code).toBe(
+      'FRAME_TOO_LARGE',
+    );
+    expect(refusal(`{"type":"sync","id":"x","p":"${'é'.repeat(MAX_FRAME_BYTES / 2)}"}`).code).toBe(
+      'FRAME_TOO_LARGE',
+    );
   });
 });
 

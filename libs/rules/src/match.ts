@@ -35,7 +35,10 @@ export function createMatch(input: MatchConfigInput): Result<MatchState> {
   const rules = rulesOf(input.variant);
   const seats = input.seats ?? rules.maxSeats;
   if (!Number.isInteger(seats) || seats < rules.minSeats || seats > rules.maxSeats) {
-    const allowed = rules.minSeats === rules.maxSeats ? `exactly ${rules.minSeats}` : `${rules.minSeats} to ${rules.maxSeats}`;
+    const allowed =
+      rules.minSeats === rules.maxSeats
+        ? `exactly ${rules.minSeats}`
+        : `${rules.minSeats} to ${rules.maxSeats}`;
     return fail('INVALID_SEAT_COUNT', `A ${rules.variant} table has ${allowed} seats.`);
   }
   const target = input.target ?? (rules.targets[0] as number);
@@ -70,7 +73,9 @@ export interface Deal {
 /** A random deal of the whole set (P4: a new random deal every round). */
 export function randomDeal(rules: RuleSet, seats: number, rng: Rng): Deal {
   const tiles = shuffled(fullSet(), rng);
-  const hands = Array.from({ length: seats }, (_, s) => tiles.slice(s * rules.handSize, (s + 1) * rules.handSize));
+  const hands = Array.from({ length: seats }, (_, s) =>
+    tiles.slice(s * rules.handSize, (s + 1) * rules.handSize),
+  );
   return { hands, stock: tiles.slice(seats * rules.handSize) };
 }
 
@@ -164,10 +169,17 @@ export function legalActions(match: MatchState, seat: number): Action[] {
 
 function closeRound(match: MatchState, round: RoundState, result: RoundResult): MatchState {
   const scores = match.scores.slice();
-  if (result.winnerSide !== null) scores[result.winnerSide] = (scores[result.winnerSide] as number) + result.points;
+  if (result.winnerSide !== null)
+    scores[result.winnerSide] = (scores[result.winnerSide] as number) + result.points;
   const history = [
     ...match.history,
-    { number: round.number, opener: round.opener, winnerSide: result.winnerSide, points: result.points, blocked: result.blocked },
+    {
+      number: round.number,
+      opener: round.opener,
+      winnerSide: result.winnerSide,
+      points: result.points,
+      blocked: result.blocked,
+    },
   ];
   // P20, D8, F8: the first side to reach the target at the end of a round wins; points above it count.
   const over = match.config.oneRound || scores.some((s) => s >= match.config.target);
@@ -175,9 +187,14 @@ function closeRound(match: MatchState, round: RoundState, result: RoundResult): 
 }
 
 /** Applies an action, or refuses it with a typed error and changes nothing. Never throws. */
-export function applyAction(match: MatchState, action: Action, by: ActionOrigin = 'player'): Result<MatchState> {
+export function applyAction(
+  match: MatchState,
+  action: Action,
+  by: ActionOrigin = 'player',
+): Result<MatchState> {
   if (match.phase === 'over') return fail('MATCH_OVER', 'The match is over.');
-  if (match.phase !== 'playing' || match.round === null) return fail('NO_ROUND_IN_PLAY', 'No round is in play.');
+  if (match.phase !== 'playing' || match.round === null)
+    return fail('NO_ROUND_IN_PLAY', 'No round is in play.');
   const applied = applyToRound(rulesOf(match.config.variant), match.round, action, by);
   if (!applied.ok) return applied;
   const round = applied.value;

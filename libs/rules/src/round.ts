@@ -153,7 +153,10 @@ function applyPlay(
       return fail('UNKNOWN_END', `There is no open end "${action.end}"; the open ends are ${names}.`);
     }
     if (!tileFitsEnd(held, end)) {
-      return fail('TILE_DOES_NOT_MATCH', `${tileText(held)} does not match the ${end.id} end (${end.value}).`);
+      return fail(
+        'TILE_DOES_NOT_MATCH',
+        `${tileText(held)} does not match the ${end.id} end (${end.value}).`,
+      );
     }
     board = placeOnEnd(rules.boardShape, round.board, held, end, seat);
     entry = { type: 'play', seat, tile: action.tile, end: end.id, by };
@@ -172,7 +175,8 @@ function applyPlay(
 }
 
 function applyPass(rules: RuleSet, round: RoundState, seat: number, by: ActionOrigin): Result<RoundState> {
-  if (hasPlay(round, seat)) return fail('PASS_NOT_ALLOWED', 'You hold a tile that fits an end, so you may not pass (P9).');
+  if (hasPlay(round, seat))
+    return fail('PASS_NOT_ALLOWED', 'You hold a tile that fits an end, so you may not pass (P9).');
   if (rules.drawsFromStock && round.stock.length > 0) {
     return fail('MUST_DRAW', 'No tile fits, so you must draw from the boneyard (D4, F5).');
   }
@@ -185,12 +189,15 @@ function applyPass(rules: RuleSet, round: RoundState, seat: number, by: ActionOr
     turn: nextSeat(round),
   });
   // P13, D6, F6: when every seat has passed in a row, nobody can play: the round is blocked.
-  return ok(consecutivePasses >= round.hands.length ? finish(rules, updateRound(next, { turn: seat }), null) : next);
+  return ok(
+    consecutivePasses >= round.hands.length ? finish(rules, updateRound(next, { turn: seat }), null) : next,
+  );
 }
 
 function applyDraw(rules: RuleSet, round: RoundState, seat: number, by: ActionOrigin): Result<RoundState> {
   if (!rules.drawsFromStock) return fail('DRAW_NOT_ALLOWED', 'This game has no boneyard: nobody draws (P4).');
-  if (hasPlay(round, seat)) return fail('DRAW_NOT_ALLOWED', 'You hold a tile that fits an end: play it instead.');
+  if (hasPlay(round, seat))
+    return fail('DRAW_NOT_ALLOWED', 'You hold a tile that fits an end: play it instead.');
   const [drawn, ...stock] = round.stock;
   if (drawn === undefined) return fail('DRAW_NOT_ALLOWED', 'The boneyard is empty: pass instead.');
   // D4, F5: the drawn tile joins the hand, and the turn passes to the next seat.
@@ -212,7 +219,8 @@ export function applyToRound(
   action: Action,
   by: ActionOrigin,
 ): Result<RoundState> {
-  if (typeof action !== 'object' || action === null) return fail('INVALID_ACTION', 'An action must be an object.');
+  if (typeof action !== 'object' || action === null)
+    return fail('INVALID_ACTION', 'An action must be an object.');
   const type = (action as { type?: unknown }).type;
   if (type !== 'play' && type !== 'pass' && type !== 'draw') {
     return fail('INVALID_ACTION', 'An action is a play, a pass or a draw.');
@@ -222,7 +230,8 @@ export function applyToRound(
     return fail('INVALID_SEAT', `Seat must be a whole number from 0 to ${round.hands.length - 1}.`);
   }
   if (round.result !== null) return fail('NO_ROUND_IN_PLAY', 'The round is over.');
-  if (seat !== round.turn) return fail('NOT_YOUR_TURN', `It is seat ${round.turn}'s turn, not seat ${seat}'s.`);
+  if (seat !== round.turn)
+    return fail('NOT_YOUR_TURN', `It is seat ${round.turn}'s turn, not seat ${seat}'s.`);
   switch ((action as { type?: unknown }).type) {
     case 'play': {
       const play = action as Extract<Action, { type: 'play' }>;

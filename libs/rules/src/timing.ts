@@ -19,7 +19,11 @@ export function turnDeadline(startedAt: number, connected: boolean, d: Durations
 }
 
 /** P17: a seat that drops during its turn: `min(current deadline, disconnect time + 5 s)`. */
-export function deadlineAfterDisconnect(current: number, disconnectedAt: number, d: Durations = RULE_DURATIONS): number {
+export function deadlineAfterDisconnect(
+  current: number,
+  disconnectedAt: number,
+  d: Durations = RULE_DURATIONS,
+): number {
   return Math.min(current, disconnectedAt + d.disconnectedTurnMs);
 }
 

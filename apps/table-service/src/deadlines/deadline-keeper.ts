@@ -88,9 +88,20 @@ export class DeadlineKeeper implements DeadlineScheduler {
         sentAt: now,
         intent: { kind: 'deadline', key: d.key, dueAt: d.at },
       };
-      this.logger.warn({ tableId: table.id, key: d.key, lateMs: now - d.at }, 'deadline overdue: firing it from the sweep');
+      this.logger.warn(
+        { tableId: table.id, key: d.key, lateMs: now - d.at },
+        'deadline overdue: firing it from the sweep',
+      );
       await this.redis
-        .xadd(this.names.intentStream(shardOf(table.id, this.shards)), 'MAXLEN', '~', 100000, '*', 'm', JSON.stringify(envelope))
+        .xadd(
+          this.names.intentStream(shardOf(table.id, this.shards)),
+          'MAXLEN',
+          '~',
+          100000,
+          '*',
+          'm',
+          JSON.stringify(envelope),
+        )
         .catch((error: unknown) => this.logger.error({ err: error }, 'sweep could not send'));
     }
   }

@@ -62,10 +62,18 @@ export class ShardLeases {
       const live = Math.max(1, await this.redis.zcard(set));
       const fairShare = Math.ceil(this.shards / live);
       for (const shard of [...this.owned]) {
-        const renewed = await this.redis.eval(RENEW, 1, this.names.shardLease(shard), this.replicaId, this.timing.ttlMs);
+        const renewed = await this.redis.eval(
+          RENEW,
+          1,
+          this.names.shardLease(shard),
+          this.replicaId,
+          this.timing.ttlMs,
+        );
         if (renewed !== 1) this.lose(shard, 'not renewed');
       }
-      for (const shard of [...this.owned].sort((a, b) => b - a).slice(0, Math.max(0, this.owned.size - fairShare))) {
+      for (const shard of [...this.owned]
+        .sort((a, b) => b - a)
+        .slice(0, Math.max(0, this.owned.size - fairShare))) {
         this.lose(shard, 'rebalancing');
         await this.redis.eval(RELEASE, 1, this.names.shardLease(shard), this.replicaId);
       }
@@ -73,7 +81,13 @@ export class ShardLeases {
       for (let i = 0; i < this.shards && this.owned.size < fairShare && !this.stopped; i++) {
         const shard = (offset + i) % this.shards;
         if (this.owned.has(shard)) continue;
-        const taken = await this.redis.set(this.names.shardLease(shard), this.replicaId, 'PX', this.timing.ttlMs, 'NX');
+        const taken = await this.redis.set(
+          this.names.shardLease(shard),
+          this.replicaId,
+          'PX',
+          this.timing.ttlMs,
+          'NX',
+        );
         if (taken === 'OK') {
           this.owned.add(shard);
           this.logger.debug({ shard }, 'shard lease acquired');

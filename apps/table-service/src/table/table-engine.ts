@@ -83,7 +83,10 @@ export class TableEngine {
       return await this.applyOnce(envelope);
     } catch (error) {
       if (!(error instanceof StaleWriteError)) throw error;
-      this.deps.logger.warn({ tableId: envelope.tableId, intentId: envelope.intentId }, 'stale copy of the table; reloading and retrying');
+      this.deps.logger.warn(
+        { tableId: envelope.tableId, intentId: envelope.intentId },
+        'stale copy of the table; reloading and retrying',
+      );
       try {
         return await this.applyOnce(envelope);
       } catch (again) {
@@ -106,7 +109,13 @@ export class TableEngine {
     };
     if (intent.kind === 'create') return reply(await this.create(envelope));
     const table = await this.load(tableId);
-    if (!table) return reply({ ok: false, intentId, code: 'TABLE_NOT_FOUND', message: `There is no table ${tableId}.` });
+    if (!table)
+      return reply({
+        ok: false,
+        intentId,
+        code: 'TABLE_NOT_FOUND',
+        message: `There is no table ${tableId}.`,
+      });
     const seatOf = (t: TableState) => (envelope.player ? seatOfPlayer(t, envelope.player.id) : -1);
     if (table.recentIntents.includes(intentId)) {
       // Applied before (a client retry, or a redelivery after a crash): at most once.
@@ -156,11 +165,21 @@ export class TableEngine {
     return { ok: true, intentId, version: stored.version, seat: 0 };
   }
 
-  private async publish(table: TableState, seats: readonly number[], cause: SeatEvent['cause']): Promise<void> {
+  private async publish(
+    table: TableState,
+    seats: readonly number[],
+    cause: SeatEvent['cause'],
+  ): Promise<void> {
     if (seats.length === 0) return;
     const pipeline = this.deps.publisher.pipeline();
     for (const seat of seats) {
-      const event: SeatEvent = { tableId: table.id, seat, version: table.version, view: tableView(table, seat), cause };
+      const event: SeatEvent = {
+        tableId: table.id,
+        seat,
+        version: table.version,
+        view: tableView(table, seat),
+        cause,
+      };
       pipeline.publish(this.deps.names.seatChannel(table.id, seat), JSON.stringify(event));
     }
     await pipeline.exec();

@@ -5,7 +5,16 @@ import type { Action, ActionOrigin, MatchConfig, RoundResult, MatchResult, Tile 
  * (table_actions), numbered by the table version it made. Rounds and matches replay from it.
  */
 export type TableEvent =
-  | { kind: 'table-created'; payload: { variant: string; seatCount: number; target: number; oneRound: boolean; hostPlayerId: string } }
+  | {
+      kind: 'table-created';
+      payload: {
+        variant: string;
+        seatCount: number;
+        target: number;
+        oneRound: boolean;
+        hostPlayerId: string;
+      };
+    }
   | { kind: 'seat-taken'; seat: number; payload: { playerId: string; name: string } }
   | { kind: 'seat-freed'; seat: number; payload: { playerId: string } }
   | { kind: 'host-changed'; payload: { hostPlayerId: string | null } }
@@ -16,7 +25,12 @@ export type TableEvent =
       kind: 'round-dealt';
       matchNumber: number;
       roundNumber: number;
-      payload: { hands: readonly (readonly Tile[])[]; stock: readonly Tile[]; opener: number; redeals: number };
+      payload: {
+        hands: readonly (readonly Tile[])[];
+        stock: readonly Tile[];
+        opener: number;
+        redeals: number;
+      };
     }
   | {
       kind: 'action';
@@ -25,7 +39,12 @@ export type TableEvent =
       roundNumber: number;
       payload: { action: Action; by: ActionOrigin; drawn?: Tile };
     }
-  | { kind: 'round-ended'; matchNumber: number; roundNumber: number; payload: { result: RoundResult; scores: readonly number[]; opener: number } }
+  | {
+      kind: 'round-ended';
+      matchNumber: number;
+      roundNumber: number;
+      payload: { result: RoundResult; scores: readonly number[]; opener: number };
+    }
   | { kind: 'match-ended'; matchNumber: number; payload: { result: MatchResult } };
 
 export type TableEventKind = TableEvent['kind'];

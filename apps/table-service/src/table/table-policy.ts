@@ -16,7 +16,14 @@ import {
 } from '@dominoes/rules';
 import type { ErrorCode, IntentEnvelope, TableIntent } from '@dominoes/protocol';
 import type { TableEvent } from './table-events';
-import { isConnected, RECENT_INTENTS_KEPT, seatOfPlayer, type Deadline, type SeatState, type TableState } from './table-state';
+import {
+  isConnected,
+  RECENT_INTENTS_KEPT,
+  seatOfPlayer,
+  type Deadline,
+  type SeatState,
+  type TableState,
+} from './table-state';
 
 /**
  * How a table answers each intent: seating, the host, presence, auto-pass, deadlines and the
@@ -30,7 +37,12 @@ export interface PolicyContext {
 
 export type Decision =
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string }
-  | { readonly ok: true; readonly table: TableState; readonly events: readonly TableEvent[]; readonly seat: number | null };
+  | {
+      readonly ok: true;
+      readonly table: TableState;
+      readonly events: readonly TableEvent[];
+      readonly seat: number | null;
+    };
 
 const refuse = (code: ErrorCode, message: string): Decision => ({ ok: false, code, message });
 
@@ -103,7 +115,11 @@ class Change {
       payload: { result: round.result!, scores: match.scores, opener: round.opener },
     });
     if (match.phase === 'over') {
-      this.emit({ kind: 'match-ended', matchNumber: this.table.matchNumber, payload: { result: matchResult(match) } });
+      this.emit({
+        kind: 'match-ended',
+        matchNumber: this.table.matchNumber,
+        payload: { result: matchResult(match) },
+      });
       this.set({ status: 'finished', deadline: null });
     } else {
       // P18: a 30 s break, after which the next round starts by itself.
@@ -175,7 +191,15 @@ export function openTable(
     hostPlayerId: host.id,
     status: 'waiting',
     seats: Array.from({ length: seatCount }, (_, i) =>
-      i === 0 ? { playerId: host.id, name: host.name, connections: connectionId ? [connectionId] : [], autoPass: false, arrival: 1 } : null,
+      i === 0
+        ? {
+            playerId: host.id,
+            name: host.name,
+            connections: connectionId ? [connectionId] : [],
+            autoPass: false,
+            arrival: 1,
+          }
+        : null,
     ),
     arrivals: 1,
     matchNumber: 0,
@@ -195,7 +219,11 @@ export function openTable(
   };
 }
 
-function join(change: Change, player: { id: string; name: string }, connectionId: string | null): number | Decision {
+function join(
+  change: Change,
+  player: { id: string; name: string },
+  connectionId: string | null,
+): number | Decision {
   const table = change.table;
   const existing = seatOfPlayer(table, player.id);
   if (existing >= 0) {
@@ -205,15 +233,26 @@ function join(change: Change, player: { id: string; name: string }, connectionId
       // Reconnecting gives no time back (P17): the clock is left as it is.
       const connections = [...seat.connections, connectionId];
       change.setSeat(existing, { ...seat, connections });
-      change.emit({ kind: 'presence', seat: existing, payload: { connected: true, connections: connections.length } });
+      change.emit({
+        kind: 'presence',
+        seat: existing,
+        payload: { connected: true, connections: connections.length },
+      });
     }
     return existing;
   }
   const free = table.seats.findIndex((s) => s === null);
-  if (table.status !== 'waiting' || free < 0) return refuse('TABLE_FULL', 'Every seat at this table is taken.');
+  if (table.status !== 'waiting' || free < 0)
+    return refuse('TABLE_FULL', 'Every seat at this table is taken.');
   // P3: seats go by arrival; the next arrival takes the lowest free seat.
   const arrivals = table.arrivals + 1;
-  change.setSeat(free, { playerId: player.id, name: player.name, connections: connectionId ? [connectionId] : [], autoPass: false, arrival: arrivals });
+  change.setSeat(free, {
+    playerId: player.id,
+    name: player.name,
+    connections: connectionId ? [connectionId] : [],
+    autoPass: false,
+    arrival: arrivals,
+  });
   change.set({ arrivals });
   change.emit({ kind: 'seat-taken', seat: free, payload: { playerId: player.id, name: player.name } });
   if (table.hostPlayerId === null) {
@@ -227,10 +266,15 @@ function join(change: Change, player: { id: string; name: string }, connectionId
 
 function dropConnections(change: Change, seat: number, connectionIds: readonly string[] | 'all'): void {
   const state = change.table.seats[seat]!;
-  const connections = connectionIds === 'all' ? [] : state.connections.filter((c) => !connectionIds.includes(c));
+  const connections =
+    connectionIds === 'all' ? [] : state.connections.filter((c) => !connectionIds.includes(c));
   if (connections.length === state.connections.length) return;
   change.setSeat(seat, { ...state, connections });
-  change.emit({ kind: 'presence', seat, payload: { connected: connections.length > 0, connections: connections.length } });
+  change.emit({
+    kind: 'presence',
+    seat,
+    payload: { connected: connections.length > 0, connections: connections.length },
+  });
   if (connections.length > 0) return;
   // P17: a seat that drops during its turn has min(current deadline, now + 5 s).
   const deadline = change.table.deadline;
@@ -297,7 +341,12 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
   const change = new Change(table, ctx);
   const finish = (seat: number | null): Decision => {
     const recentIntents = [...table.recentIntents, envelope.intentId].slice(-RECENT_INTENTS_KEPT);
-    return { ok: true, table: change.events.length > 0 ? { ...change.table, recentIntents } : change.table, events: change.events, seat };
+    return {
+      ok: true,
+      table: change.events.length > 0 ? { ...change.table, recentIntents } : change.table,
+      events: change.events,
+      seat,
+    };
   };
 
   if (intent.kind === 'deadline') {
@@ -336,7 +385,8 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
     }
     case 'startRound':
       if (!isHost) return refuse('NOT_HOST', 'Only the host can start the next round.');
-      if (table.match?.phase !== 'between-rounds') return refuse('NOT_ALLOWED_NOW', 'There is no break to cut short.');
+      if (table.match?.phase !== 'between-rounds')
+        return refuse('NOT_ALLOWED_NOW', 'There is no break to cut short.');
       change.dealNextRound();
       return finish(seat);
     case 'newMatch':
@@ -347,7 +397,8 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
     case 'play':
     case 'pass':
     case 'draw': {
-      if (table.match === null || table.status !== 'playing') return refuse('NO_ROUND_IN_PLAY', 'No round is in play.');
+      if (table.match === null || table.status !== 'playing')
+        return refuse('NO_ROUND_IN_PLAY', 'No round is in play.');
       const refused = change.act(ruleAction(intent, seat)!, 'player');
       if (refused) return refused;
       change.settle();

@@ -62,17 +62,38 @@ function sideRows(table: TableState, events: readonly TableEvent[]) {
     return matches.get(n)!;
   };
   for (const e of events) {
-    if (e.kind === 'seat-taken') seatsTaken.push({ seat: e.seat, player_id: e.payload.playerId, name: e.payload.name });
+    if (e.kind === 'seat-taken')
+      seatsTaken.push({ seat: e.seat, player_id: e.payload.playerId, name: e.payload.name });
     if (e.kind === 'seat-freed') seatsFreed.push(e.seat);
     if (e.kind === 'match-started') matchRow(e.matchNumber);
     if (e.kind === 'match-ended') {
-      Object.assign(matchRow(e.matchNumber), { scores: e.payload.result.scores, winner_side: e.payload.result.winnerSide, finished: true });
+      Object.assign(matchRow(e.matchNumber), {
+        scores: e.payload.result.scores,
+        winner_side: e.payload.result.winnerSide,
+        finished: true,
+      });
     }
     if (e.kind === 'round-dealt' || e.kind === 'round-ended') {
       const key = `${e.matchNumber}.${e.roundNumber}`;
-      const row = rounds.get(key) ?? { match_number: e.matchNumber, number: e.roundNumber, opener: null, deal: null, result: null, finished: false };
-      if (e.kind === 'round-dealt') Object.assign(row, { opener: e.payload.opener, deal: { hands: e.payload.hands, stock: e.payload.stock } });
-      else Object.assign(row, { result: e.payload.result, finished: true, opener: row['opener'] ?? e.payload.opener });
+      const row = rounds.get(key) ?? {
+        match_number: e.matchNumber,
+        number: e.roundNumber,
+        opener: null,
+        deal: null,
+        result: null,
+        finished: false,
+      };
+      if (e.kind === 'round-dealt')
+        Object.assign(row, {
+          opener: e.payload.opener,
+          deal: { hands: e.payload.hands, stock: e.payload.stock },
+        });
+      else
+        Object.assign(row, {
+          result: e.payload.result,
+          finished: true,
+          opener: row['opener'] ?? e.payload.opener,
+        });
       rounds.set(key, row);
     }
   }
@@ -131,9 +152,17 @@ export class TableStore {
   }
 
   /** Inserts a new table; false when the code is taken. */
-  async create(table: TableState, events: readonly TableEvent[], intentId: string | null): Promise<TableState | null> {
+  async create(
+    table: TableState,
+    events: readonly TableEvent[],
+    intentId: string | null,
+  ): Promise<TableState | null> {
     const empty: TableState = { ...table, version: 0, recentIntents: [] };
-    const stored: TableState = { ...table, version: events.length, recentIntents: intentId ? [intentId] : [] };
+    const stored: TableState = {
+      ...table,
+      version: events.length,
+      recentIntents: intentId ? [intentId] : [],
+    };
     const inserted = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
       `INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state)
        VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
@@ -154,7 +183,12 @@ export class TableStore {
   }
 
   /** Stores a change of `before` into `after` with its events, fenced on `before.version`. */
-  async append(before: TableState, after: TableState, events: readonly TableEvent[], intentId: string | null): Promise<void> {
+  async append(
+    before: TableState,
+    after: TableState,
+    events: readonly TableEvent[],
+    intentId: string | null,
+  ): Promise<void> {
     const version = before.version + events.length;
     const stored = { ...after, version };
     const side = sideRows(after, events);

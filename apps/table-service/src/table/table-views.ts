@@ -15,10 +15,14 @@ export function tableView(table: TableState, seat: number): TableView {
     oneRound: table.oneRound,
     status: table.status,
     hostSeat: hostSeat >= 0 ? hostSeat : null,
-    seats: table.seats.map((s, i) => (s === null ? null : { seat: i, name: s.name, connected: isConnected(s), side: rules.sideOf(i) })),
+    seats: table.seats.map((s, i) =>
+      s === null ? null : { seat: i, name: s.name, connected: isConnected(s), side: rules.sideOf(i) },
+    ),
     you: { seat, playerId: me?.playerId ?? '', autoPass: me?.autoPass ?? false },
     matchNumber: table.matchNumber,
-    clock: table.deadline ? { kind: table.deadline.kind, seat: table.deadline.seat, deadline: table.deadline.at } : null,
+    clock: table.deadline
+      ? { kind: table.deadline.kind, seat: table.deadline.seat, deadline: table.deadline.at }
+      : null,
     game: table.match ? seatViewFromRules(seatView(table.match, seat)) : null,
   };
 }

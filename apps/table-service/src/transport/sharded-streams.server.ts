@@ -84,7 +84,16 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       let lastClaim = Date.now();
       while (this.owns(shard)) {
         const result = (await reader.xreadgroup(
-          'GROUP', INTENT_GROUP, replicaId, 'COUNT', 100, 'BLOCK', 500, 'STREAMS', stream, '>',
+          'GROUP',
+          INTENT_GROUP,
+          replicaId,
+          'COUNT',
+          100,
+          'BLOCK',
+          500,
+          'STREAMS',
+          stream,
+          '>',
         )) as [string, StreamEntry[]][] | null;
         const entries = result?.[0]?.[1] ?? [];
         await this.processAll(reader, stream, shard, entries);
@@ -106,14 +115,30 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     let cursor = '0-0';
     do {
       const [next, entries] = (await reader.xautoclaim(
-        stream, INTENT_GROUP, this.options.replicaId, minIdleMs, cursor, 'COUNT', 100,
+        stream,
+        INTENT_GROUP,
+        this.options.replicaId,
+        minIdleMs,
+        cursor,
+        'COUNT',
+        100,
       )) as [string, StreamEntry[], string[]?];
-      await this.processAll(reader, stream, shard, entries.filter((e) => e !== null && Array.isArray(e[1])));
+      await this.processAll(
+        reader,
+        stream,
+        shard,
+        entries.filter((e) => e !== null && Array.isArray(e[1])),
+      );
       cursor = next;
     } while (cursor !== '0-0' && this.owns(shard));
   }
 
-  private async processAll(reader: Redis, stream: string, shard: number, entries: StreamEntry[]): Promise<void> {
+  private async processAll(
+    reader: Redis,
+    stream: string,
+    shard: number,
+    entries: StreamEntry[],
+  ): Promise<void> {
     if (entries.length === 0) return;
     // Dispatched in stream order; the engine keeps each table's intents in that order.
     const work = entries.map((entry) => this.track(this.process(reader, stream, shard, entry)));
@@ -126,7 +151,12 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     return promise;
   }
 
-  private async process(reader: Redis, stream: string, shard: number, [id, fields]: StreamEntry): Promise<void> {
+  private async process(
+    reader: Redis,
+    stream: string,
+    shard: number,
+    [id, fields]: StreamEntry,
+  ): Promise<void> {
     const { logger, redis } = this.options;
     const raw = fields[fields.indexOf('m') + 1];
     let envelope: IntentEnvelope;
@@ -147,7 +177,12 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       reply = (isObservable(result) ? await lastValueFrom(result) : result) as IntentReply;
     } catch (error) {
       logger.error({ err: error, intentId: envelope.intentId, tableId: envelope.tableId }, 'intent failed');
-      reply = { ok: false, intentId: envelope.intentId, code: 'INTERNAL', message: 'The table could not apply this.' };
+      reply = {
+        ok: false,
+        intentId: envelope.intentId,
+        code: 'INTERNAL',
+        message: 'The table could not apply this.',
+      };
     }
     if (envelope.replyTo) await redis.publish(envelope.replyTo, JSON.stringify(reply));
     await reader.xack(stream, INTENT_GROUP, id);
