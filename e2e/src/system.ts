@@ -79,6 +79,13 @@ export class TestSystem {
     return `http://127.0.0.1:${this.ports.get('gateway')}`;
   }
 
+  /** The port a service listens on: its /health and /metrics (and, for the gateway, the API and /ws). */
+  portOf(name: ServiceName): number {
+    const port = this.ports.get(name);
+    if (port === undefined) throw new Error(`${name} has not been started`);
+    return port;
+  }
+
   get wsUrl(): string {
     return `ws://127.0.0.1:${this.ports.get('gateway')}/ws`;
   }

@@ -47,6 +47,8 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
   let host: TestPlayer;
   let raw: RawSocket;
   let versionBefore: number;
+  let firstPlayId: string;
+  let opener: TestPlayer;
 
   beforeAll(async () => {
     system = await TestSystem.start('badinput');
@@ -60,7 +62,8 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
     // Put one tile down so that ends exist.
     const first = mover.view!.game!.legal[0]!;
     if (first.type !== 'play') throw new Error('the opener must play');
-    await mover.client.play(first.tile, first.end);
+    firstPlayId = (await mover.client.play(first.tile, first.end)).id;
+    opener = mover;
     const next = await host.client.waitForView((v) => v.game!.board.placements.length === 1);
     mover = players.find((p) => p.seat === next.game!.turn)!;
     idle = players.find((p) => p !== mover && p !== host)!;
@@ -120,6 +123,17 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
     const error = await raw.errorFor(frame);
     expect(error.code).toBe(code);
     expect(error.message.length).toBeGreaterThan(3);
+  });
+
+  it('a repeated intent id is applied at most once: the same play sent again is acknowledged and changes nothing', async () => {
+    const first = opener.client.view!.game!.board.placements[0]!;
+    const ack = await opener.client.request(
+      'play',
+      { tile: [first.tile[0], first.tile[1]], end: 'left' },
+      firstPlayId,
+    );
+    expect(ack.id).toBe(firstPlayId);
+    expect(ack.version).toBeLessThan(versionBefore + 1);
   });
 
   it('an oversized frame → FRAME_TOO_LARGE', async () => {

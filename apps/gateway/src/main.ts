@@ -1,5 +1,12 @@
+import './tracing'; // first: starts OpenTelemetry before anything it traces is loaded
 import 'reflect-metadata';
-import { checkRedis, ConfigError, createLogger } from '@dominoes/platform';
+import {
+  checkRedis,
+  ConfigError,
+  createLogger,
+  shutdownTelemetry,
+  telemetryStatus,
+} from '@dominoes/platform';
 import { readGatewayConfig, type GatewayConfig } from './config';
 import { startGateway } from './gateway-app';
 
@@ -15,6 +22,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger('gateway', config.logLevel);
+  if (telemetryStatus().mode !== 'off') logger.info({ tracing: telemetryStatus() }, 'tracing on');
   // The gateway only needs Redis to start; Postgres is read for table summaries and readiness.
   const problem = await checkRedis(config.redisUrl);
   if (problem) {
@@ -35,6 +43,7 @@ async function main(): Promise<void> {
     force.unref();
     gateway
       .shutdown()
+      .then(() => shutdownTelemetry())
       .then(() => {
         logger.info('gateway stopped');
         process.exit(0);

@@ -6,6 +6,10 @@ import { INTENT_PATTERN } from './transport/sharded-streams.server';
 import { TableEngine } from './table/table-engine';
 import { TableServiceMetrics } from './metrics';
 
+/** A check that has not answered within `ms` counts as down (a dead host can hold a connect for minutes). */
+const within = <T>(ms: number, promise: Promise<T>, fallback: T): Promise<T> =>
+  Promise.race([promise, new Promise<T>((resolve) => setTimeout(() => resolve(fallback), ms).unref())]);
+
 export const PRISMA = Symbol('PRISMA');
 export const REDIS = Symbol('REDIS');
 
@@ -33,17 +37,25 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready only while Postgres and Redis both answer. */
+  /** Ready only while Postgres and Redis both answer (within 2 s each). */
   @Get('health/ready')
   async ready(): Promise<{ status: string; postgres: string; redis: string }> {
     const [postgres, redis] = await Promise.all([
-      this.prisma.$queryRawUnsafe('select 1').then(
-        () => 'up',
-        () => 'down',
+      within(
+        2000,
+        this.prisma.$queryRawUnsafe('select 1').then(
+          () => 'up',
+          () => 'down',
+        ),
+        'down',
       ),
-      this.redis.ping().then(
-        () => 'up',
-        () => 'down',
+      within(
+        2000,
+        this.redis.ping().then(
+          () => 'up',
+          () => 'down',
+        ),
+        'down',
       ),
     ]);
     const body = { status: postgres === 'up' && redis === 'up' ? 'ok' : 'unavailable', postgres, redis };

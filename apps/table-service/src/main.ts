@@ -1,3 +1,4 @@
+import './tracing'; // first: starts OpenTelemetry before anything it traces is loaded
 import 'reflect-metadata';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -9,7 +10,9 @@ import {
   createPrisma,
   createRedis,
   PinoNestLogger,
+  shutdownTelemetry,
   systemClock,
+  telemetryStatus,
 } from '@dominoes/platform';
 import { redisNames, shardOf } from '@dominoes/protocol';
 import { HealthController, IntentsController, PRISMA, REDIS } from './app.controllers';
@@ -24,6 +27,7 @@ import { ShardedStreamsServer } from './transport/sharded-streams.server';
 async function bootstrap(): Promise<void> {
   const config = readConfig();
   const logger = createLogger('table-service', config.logLevel);
+  if (telemetryStatus().mode !== 'off') logger.info({ tracing: telemetryStatus() }, 'tracing on');
   const problems = (
     await Promise.all([checkPostgres(config.databaseUrl), checkRedis(config.redisUrl)])
   ).filter(Boolean);
@@ -114,6 +118,7 @@ async function bootstrap(): Promise<void> {
     await queue.close();
     await prisma.$disconnect();
     redis.disconnect();
+    await shutdownTelemetry();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

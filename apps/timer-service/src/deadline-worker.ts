@@ -8,6 +8,9 @@ import {
 } from '@dominoes/protocol';
 import {
   createRedis,
+  injectTraceparent,
+  SpanKind,
+  withLinkTo,
   type Clock,
   type DeadlineQueue,
   type Logger,
@@ -20,7 +23,11 @@ import type { TimerMetrics } from './metrics';
 const DEPTH_STATES = ['wait', 'delayed', 'active', 'prioritized', 'failed'] as const;
 
 /** The intent a due deadline job becomes: no player, no reply; `deadline:<key>` makes it idempotent. */
-export function deadlineEnvelope(job: DeadlineJob, now: number): IntentEnvelope {
+export function deadlineEnvelope(
+  job: DeadlineJob,
+  now: number,
+  traceparent: string | undefined = job.traceparent,
+): IntentEnvelope {
   return {
     intentId: `deadline:${job.key}`,
     tableId: job.tableId,
@@ -28,7 +35,7 @@ export function deadlineEnvelope(job: DeadlineJob, now: number): IntentEnvelope 
     connectionId: null,
     replyTo: null,
     sentAt: now,
-    ...(job.traceparent ? { traceparent: job.traceparent } : {}),
+    ...(traceparent ? { traceparent } : {}),
     intent: { kind: 'deadline', key: job.key, dueAt: job.dueAt },
   };
 }
@@ -64,8 +71,17 @@ export class DeadlineWorker {
       return;
     }
     const data = parsed.data;
+    // A trace of its own, linked to the change that set the deadline (the job's traceparent); the
+    // deadline intent carries this span on to the table-service.
+    await withLinkTo(data.traceparent, 'deadline.fire', () => this.fire(data), {
+      kind: SpanKind.CONSUMER,
+      attributes: { 'dominoes.table': data.tableId, 'dominoes.deadline.key': data.key },
+    });
+  }
+
+  private async fire(data: DeadlineJob): Promise<void> {
     const now = this.clock.now();
-    const envelope = deadlineEnvelope(data, now);
+    const envelope = deadlineEnvelope(data, now, injectTraceparent() ?? data.traceparent);
     await this.client.dispatch(envelope);
     const lateMs = now - data.dueAt;
     this.metrics.lateness.observe(Math.max(0, lateMs) / 1000);

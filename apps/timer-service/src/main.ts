@@ -1,5 +1,12 @@
+import './tracing'; // first: starts OpenTelemetry before anything it traces is loaded
 import 'reflect-metadata';
-import { checkRedis, ConfigError, createLogger } from '@dominoes/platform';
+import {
+  checkRedis,
+  ConfigError,
+  createLogger,
+  shutdownTelemetry,
+  telemetryStatus,
+} from '@dominoes/platform';
 import { readTimerConfig, type TimerConfig } from './config';
 import { startTimerService } from './timer-app';
 
@@ -15,6 +22,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger('timer-service', config.logLevel);
+  if (telemetryStatus().mode !== 'off') logger.info({ tracing: telemetryStatus() }, 'tracing on');
   const problem = await checkRedis(config.redisUrl);
   if (problem) {
     console.error(problem);
@@ -34,6 +42,7 @@ async function main(): Promise<void> {
     force.unref();
     timer
       .shutdown()
+      .then(() => shutdownTelemetry())
       .then(() => {
         logger.info('timer-service stopped');
         process.exit(0);

@@ -8,3 +8,4 @@ export * from './migrations';
 export * from './deadlines';
 export * from './transport/sharded-streams.client';
 export * from './nest-logger';
+export * from './telemetry';

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { telemetryEnabled, traceLogFields } from './telemetry/spans';
 
 /** Structured JSON logs; readable lines when a person is watching (a TTY) or LOG_PRETTY=1. */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
@@ -8,6 +9,8 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // A line written inside a span carries trace_id and span_id (only when tracing is on).
+    ...(telemetryEnabled() ? { mixin: traceLogFields } : {}),
     ...(pretty
       ? {
           transport: {

@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { IntentTimeoutError, ShardedStreamsClient, type Logger } from '@dominoes/platform';
+import {
+  injectTraceparent,
+  IntentTimeoutError,
+  setSpanAttributes,
+  ShardedStreamsClient,
+  type Logger,
+} from '@dominoes/platform';
 import type { ErrorCode, IntentEnvelope, IntentReply } from '@dominoes/protocol';
 import { GatewayMetrics } from '../metrics';
 import { LOGGER } from '../di';
@@ -9,6 +15,13 @@ export const INTENTS_CLIENT = Symbol('INTENTS_CLIENT');
 export type IntentOutcome =
   | { readonly ok: true; readonly reply: Extract<IntentReply, { ok: true }> }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+
+/** The envelope with the active span's trace context (ws.intent, an API request), so the trace goes on. */
+function traced(envelope: IntentEnvelope): IntentEnvelope {
+  if (envelope.traceparent) return envelope;
+  const traceparent = injectTraceparent();
+  return traceparent ? { ...envelope, traceparent } : envelope;
+}
 
 /**
  * Sends intents to the table-service through the sharded-streams transport, counts them, and turns
@@ -28,16 +41,20 @@ export class IntentService {
     return this.client.replyChannel ?? '';
   }
 
-  async request(envelope: IntentEnvelope): Promise<IntentOutcome> {
+  async request(unsent: IntentEnvelope): Promise<IntentOutcome> {
+    const envelope = traced(unsent);
     const type = envelope.intent.kind;
+    setSpanAttributes({ 'dominoes.table': envelope.tableId, 'dominoes.intent.id': envelope.intentId });
     try {
       const reply = await this.client.request(envelope);
       this.metrics.intents.inc({ type, outcome: reply.ok ? 'ok' : reply.code });
+      setSpanAttributes({ 'dominoes.intent.outcome': reply.ok ? 'ok' : reply.code });
       if (reply.ok) return { ok: true, reply };
       return { ok: false, code: reply.code, message: reply.message };
     } catch (error) {
       if (error instanceof IntentTimeoutError) {
         this.metrics.intents.inc({ type, outcome: 'timeout' });
+        setSpanAttributes({ 'dominoes.intent.outcome': 'timeout' });
         this.logger.warn(
           { intentId: envelope.intentId, tableId: envelope.tableId, type },
           'no reply from the table-service',
@@ -49,13 +66,15 @@ export class IntentService {
         };
       }
       this.metrics.intents.inc({ type, outcome: 'unavailable' });
+      setSpanAttributes({ 'dominoes.intent.outcome': 'unavailable' });
       this.logger.error({ err: error, intentId: envelope.intentId, type }, 'intent could not be sent');
       return { ok: false, code: 'UNAVAILABLE', message: 'The table service cannot be reached; try again.' };
     }
   }
 
   /** Sends without waiting for a reply (presence, the view sync after a join). Never rejects. */
-  dispatch(envelope: IntentEnvelope): Promise<void> {
+  dispatch(unsent: IntentEnvelope): Promise<void> {
+    const envelope = traced(unsent);
     const type = envelope.intent.kind;
     const sending = this.client
       .dispatch(envelope)

@@ -1,5 +1,5 @@
-import { SeatEventSchema, type RedisNames } from '@dominoes/protocol';
-import type { Clock, Logger, Redis } from '@dominoes/platform';
+import { SeatEventSchema, type RedisNames, type SeatEvent } from '@dominoes/protocol';
+import { SpanKind, withRemoteParent, type Clock, type Logger, type Redis } from '@dominoes/platform';
 import type { GatewayMetrics } from '../metrics';
 import type { Connection } from './connection';
 
@@ -94,6 +94,16 @@ export class SeatRouter {
       );
       return;
     }
+    // The end of an intent's trace: its views going out (a child of the table-service's span).
+    if (event.traceparent)
+      withRemoteParent(event.traceparent, 'ws.view', () => this.send(conns, channel, event), {
+        kind: SpanKind.CONSUMER,
+        attributes: { 'dominoes.table': event.tableId, 'dominoes.seat': event.seat },
+      });
+    else this.send(conns, channel, event);
+  }
+
+  private send(conns: Set<Connection>, channel: string, event: SeatEvent): void {
     const serverTime = this.clock.now();
     const frame = JSON.stringify({ type: 'view', version: event.version, serverTime, view: event.view });
     for (const conn of conns) {

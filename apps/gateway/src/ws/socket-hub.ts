@@ -9,7 +9,7 @@ import {
   type IntentEnvelope,
   type TableIntent,
 } from '@dominoes/protocol';
-import type { Clock, Logger } from '@dominoes/platform';
+import { SpanKind, withSpan, type Clock, type Logger } from '@dominoes/platform';
 import { verifyToken } from '../auth/tokens';
 import type { GatewayConfig } from '../config';
 import type { IntentService } from '../intents/intent.service';
@@ -133,7 +133,15 @@ export class SocketHub {
         this.hello(conn, message.token, now);
         return;
       default:
-        void this.intent(conn, message).catch((error: unknown) => {
+        // The trace of an intent starts here; its envelope carries it on (traceparent).
+        void withSpan(
+          `ws.intent ${message.type}`,
+          (span) => {
+            span?.setAttributes({ 'dominoes.connection': conn.id, 'dominoes.player': conn.player?.id ?? '' });
+            return this.intent(conn, message);
+          },
+          { kind: SpanKind.SERVER },
+        ).catch((error: unknown) => {
           this.logger.error({ err: error, conn: conn.id }, 'intent handler failed');
           this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
         });

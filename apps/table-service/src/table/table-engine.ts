@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock, Logger, Redis } from '@dominoes/platform';
+import {
+  injectTraceparent,
+  setSpanAttributes,
+  type Clock,
+  type Logger,
+  type Redis,
+} from '@dominoes/platform';
 import { createRng, type Durations } from '@dominoes/rules';
 import type { IntentEnvelope, IntentReply, RedisNames, SeatEvent } from '@dominoes/protocol';
 import { decide, openTable } from './table-policy';
@@ -105,8 +111,11 @@ export class TableEngine {
     const { intentId, tableId, intent } = envelope;
     const reply = (outcome: IntentReply): IntentReply => {
       this.deps.metrics?.intent(intent.kind, outcome.ok ? 'applied' : outcome.code);
+      setSpanAttributes({ 'dominoes.intent.outcome': outcome.ok ? 'applied' : outcome.code });
       return outcome;
     };
+    // The views and the deadline this intent causes carry its trace (table.intent's span).
+    const traceparent = injectTraceparent() ?? envelope.traceparent;
     if (intent.kind === 'create') return reply(await this.create(envelope));
     const table = await this.load(tableId);
     if (!table)
@@ -131,7 +140,7 @@ export class TableEngine {
     const cause = { intentId, sentAt: envelope.sentAt };
     if (decision.events.length === 0) {
       // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again.
-      if (decision.seat !== null) await this.publish(table, [decision.seat], cause);
+      if (decision.seat !== null) await this.publish(table, [decision.seat], cause, traceparent);
       return reply({ ok: true, intentId, version: table.version, seat: decision.seat });
     }
     let stored: TableState;
@@ -147,8 +156,8 @@ export class TableEngine {
       throw error;
     }
     this.cache.set(tableId, stored);
-    await this.publish(stored, occupiedSeats(stored), cause);
-    await this.scheduleDeadline(table, stored, envelope.traceparent);
+    await this.publish(stored, occupiedSeats(stored), cause, traceparent);
+    await this.scheduleDeadline(table, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
   }
 
@@ -169,6 +178,7 @@ export class TableEngine {
     table: TableState,
     seats: readonly number[],
     cause: SeatEvent['cause'],
+    traceparent?: string,
   ): Promise<void> {
     if (seats.length === 0) return;
     const pipeline = this.deps.publisher.pipeline();
@@ -179,6 +189,7 @@ export class TableEngine {
         version: table.version,
         view: tableView(table, seat),
         cause,
+        ...(traceparent ? { traceparent } : {}),
       };
       pipeline.publish(this.deps.names.seatChannel(table.id, seat), JSON.stringify(event));
     }

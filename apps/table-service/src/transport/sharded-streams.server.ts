@@ -1,6 +1,6 @@
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { Logger, Redis } from '@dominoes/platform';
+import { SpanKind, withRemoteParent, type Logger, type Redis } from '@dominoes/platform';
 import {
   INTENT_GROUP,
   IntentEnvelopeSchema,
@@ -157,7 +157,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     shard: number,
     [id, fields]: StreamEntry,
   ): Promise<void> {
-    const { logger, redis } = this.options;
+    const { logger } = this.options;
     const raw = fields[fields.indexOf('m') + 1];
     let envelope: IntentEnvelope;
     try {
@@ -169,6 +169,24 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       await reader.xack(stream, INTENT_GROUP, id);
       return;
     }
+    // A child of the sender's span (the gateway's ws.intent, the timer's deadline.fire).
+    await withRemoteParent(
+      envelope.traceparent,
+      `table.intent ${envelope.intent.kind}`,
+      () => this.answer(reader, stream, id, envelope),
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'dominoes.table': envelope.tableId,
+          'dominoes.intent.id': envelope.intentId,
+          'dominoes.shard': shard,
+        },
+      },
+    );
+  }
+
+  private async answer(reader: Redis, stream: string, id: string, envelope: IntentEnvelope): Promise<void> {
+    const { logger, redis } = this.options;
     let reply: IntentReply;
     try {
       const handler = this.getHandlerByPattern(INTENT_PATTERN);
