@@ -26,7 +26,10 @@ const project = (dir, extra = {}) => ({
 });
 
 /** End-to-end suites start every service as a process: slow, so they get more time. */
-const slow = { setupFilesAfterEnv: ['<rootDir>/../tools/jest/timeout-5min.js'], slowTestThreshold: 60 };
+const slow = (depth) => ({
+  setupFilesAfterEnv: [`<rootDir>/${depth}tools/jest/timeout-5min.js`],
+  slowTestThreshold: 60,
+});
 const integration = (depth) => ({ setupFilesAfterEnv: [`<rootDir>/${depth}tools/jest/timeout-60s.js`] });
 
 module.exports = {
@@ -38,9 +41,11 @@ module.exports = {
     project('apps/table-service', integration('../../')),
     project('apps/gateway', integration('../../')),
     project('apps/timer-service', integration('../../')),
-    project('deploy', { setupFilesAfterEnv: ['<rootDir>/../tools/jest/timeout-5min.js'] }),
+    project('apps/loadtest', integration('../../')),
+    project('apps/web', slow('../../')),
+    project('deploy', slow('../')),
     {
-      ...project('e2e', slow),
+      ...project('e2e', slow('../')),
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
     },
   ],

@@ -19,7 +19,7 @@ function prefixed(name, stream) {
     const lines = buffer.split('\n');
     buffer = lines.pop();
     for (const line of lines)
-      process.stdout.write(`\x1b[${colours[name]}m${name.padEnd(13)}\x1b[0m ${line}\n`);
+      process.stdout.write(`\x1b[${colours[name.split('#')[0]]}m${name.padEnd(15)}\x1b[0m ${line}\n`);
   });
 }
 
@@ -61,29 +61,46 @@ async function main() {
       children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))),
     ).then(() => process.exit(code));
   };
-  const port = process.env.PORT ?? '8080';
-  const ports = {
-    'table-service': process.env.TABLE_SERVICE_PORT ?? '8081',
-    'timer-service': process.env.TIMER_SERVICE_PORT ?? '8082',
-    gateway: port,
-  };
-  for (const name of ['table-service', 'timer-service', 'gateway']) {
+  // Replicas: GATEWAYS, TABLE_SERVICES, TIMER_SERVICES (1 each by default; `npm run start:cluster`
+  // runs 2, 3 and 2). Instance i of a service listens on its base port + 100 * i.
+  const services = [
+    {
+      name: 'table-service',
+      base: Number(process.env.TABLE_SERVICE_PORT ?? 8081),
+      count: Number(process.env.TABLE_SERVICES ?? 1),
+    },
+    {
+      name: 'timer-service',
+      base: Number(process.env.TIMER_SERVICE_PORT ?? 8082),
+      count: Number(process.env.TIMER_SERVICES ?? 1),
+    },
+    { name: 'gateway', base: Number(process.env.PORT ?? 8080), count: Number(process.env.GATEWAYS ?? 1) },
+  ];
+  const instances = services.flatMap(({ name, base, count }) =>
+    Array.from({ length: Math.max(1, count) }, (_, i) => ({
+      name,
+      label: count > 1 ? `${name}#${i}` : name,
+      port: base + 100 * i,
+    })),
+  );
+  for (const { name, label, port } of instances) {
     const child = spawn(process.execPath, [join(root, 'apps', name, 'dist/main.js')], {
-      env: { LOG_PRETTY: '1', ...process.env, PORT: ports[name] },
+      env: { LOG_PRETTY: '1', ...process.env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    prefixed(name, child.stdout);
-    prefixed(name, child.stderr);
+    prefixed(label, child.stdout);
+    prefixed(label, child.stderr);
     child.on('exit', (code, signal) => {
       if (!stopping) {
-        console.error(`${name} exited (${signal ?? code}); stopping the others.`);
+        console.error(`${label} exited (${signal ?? code}); stopping the others.`);
         stopAll(1);
       }
     });
     children.push(child);
   }
+  const gateways = instances.filter((i) => i.name === 'gateway').map((i) => `http://localhost:${i.port}`);
   setTimeout(
-    () => console.log(`\n  Play at http://localhost:${port}   (Ctrl-C stops everything)\n`),
+    () => console.log(`\n  Play at ${gateways.join(' or ')}   (Ctrl-C stops everything)\n`),
     1500,
   ).unref();
   process.on('SIGINT', () => stopAll(0));

@@ -28,7 +28,10 @@ export function autoplay(
   options: { cutBreaks?: boolean; timeoutMs?: number; onActionAck?: (intentId: string) => void } = {},
 ): Promise<TableView> {
   const rng = createRng(seed);
-  const acted = new Map<TestPlayer, number>();
+  /** The version each player last acted on, and on which connection: after a reconnect it looks again. */
+  const acted = new Map<TestPlayer, { version: number; reconnects: number }>();
+  const mark = (player: TestPlayer, version: number) =>
+    acted.set(player, { version, reconnects: player.reconnects });
   const offs: (() => void)[] = [];
   return new Promise<TableView>((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error('autoplay timed out')), options.timeoutMs ?? 120_000);
@@ -40,25 +43,26 @@ export function autoplay(
     };
     const act = (player: TestPlayer, view: TableView, version: number) => {
       if (done(view)) return finish(null, view);
-      if ((acted.get(player) ?? -1) >= version) return;
+      const last = acted.get(player);
+      if (last && last.version >= version && last.reconnects === player.reconnects) return;
       const game = view.game;
       if (
         game?.phase === 'between-rounds' &&
         options.cutBreaks !== false &&
         view.hostSeat === view.you.seat
       ) {
-        acted.set(player, version);
+        mark(player, version);
         void player.client.startRound().catch(() => undefined);
         return;
       }
       if (game?.phase !== 'playing' || game.turn !== view.you.seat) return;
-      acted.set(player, version);
+      mark(player, version);
       void sendRandomLegal(player, view, rng)
         ?.then((ack) => options.onActionAck?.(`${player.playerId}:${(ack as { id: string }).id}`))
         .catch(() => undefined);
     };
     for (const player of players) {
-      offs.push(player.client.onView((view, version) => setImmediate(() => act(player, view, version))));
+      offs.push(player.onView((view, version) => setImmediate(() => act(player, view, version))));
       if (player.view) act(player, player.view, player.client.version);
     }
   });

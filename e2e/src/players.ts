@@ -16,6 +16,10 @@ export const nodeSocket = (url: string): SocketLike => new WebSocket(url) as unk
 export class TestPlayer {
   readonly frames: ServerMessage[] = [];
   client: DominoesClient;
+  private readonly viewListeners = new Set<(view: TableView, version: number) => void>();
+  private rejoin: { tableId: string; wsUrls: () => string[] } | null = null;
+  private wsUrl: string;
+  reconnects = 0;
 
   constructor(
     readonly name: string,
@@ -23,13 +27,49 @@ export class TestPlayer {
     readonly playerId: string,
     private readonly system: TestSystem,
   ) {
+    this.wsUrl = system.wsUrl;
     this.client = this.newClient();
   }
 
   private newClient(): DominoesClient {
     const client = new DominoesClient({ socketFactory: nodeSocket, replyTimeoutMs: 15_000 });
     client.onMessage((m) => this.frames.push(m));
+    client.onView((view, version) => {
+      for (const listener of this.viewListeners) listener(view, version);
+    });
+    client.onClose(() => {
+      if (this.rejoin && this.client === client) void this.failover();
+    });
     return client;
+  }
+
+  /** Views of this player, whichever socket they come on (reconnects included). */
+  onView(listener: (view: TableView, version: number) => void): () => void {
+    this.viewListeners.add(listener);
+    return () => this.viewListeners.delete(listener);
+  }
+
+  /** Like a browser: when the socket drops, reconnect to a gateway that answers and take the seat again. */
+  keepSeat(tableId: string, wsUrls: () => string[]): void {
+    this.rejoin = { tableId, wsUrls };
+  }
+
+  private async failover(): Promise<void> {
+    const rejoin = this.rejoin!;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const urls = rejoin.wsUrls();
+      this.wsUrl = urls[attempt % urls.length]!;
+      this.client = this.newClient();
+      try {
+        await this.client.connect(this.wsUrl, this.token);
+        // Counted before the rejoin's view arrives, so a player looks at that view afresh.
+        this.reconnects++;
+        await this.join(rejoin.tableId);
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
   }
 
   static async create(system: TestSystem, name: string): Promise<TestPlayer> {
@@ -37,14 +77,16 @@ export class TestPlayer {
     return new TestPlayer(name, identity.token, identity.playerId, system);
   }
 
-  async connect(): Promise<void> {
-    await this.client.connect(this.system.wsUrl, this.token);
+  async connect(wsUrl = this.wsUrl): Promise<void> {
+    this.wsUrl = wsUrl;
+    await this.client.connect(wsUrl, this.token);
   }
 
   /** A new socket with the same identity (a reload, a lost network). */
   async reconnect(): Promise<void> {
-    this.client.close();
+    const old = this.client;
     this.client = this.newClient();
+    old.close();
     await this.connect();
   }
 
@@ -76,12 +118,17 @@ export class TestPlayer {
   }
 }
 
-export async function seatPlayers(system: TestSystem, names: string[], request: CreateTableRequest) {
+export async function seatPlayers(
+  system: TestSystem,
+  names: string[],
+  request: CreateTableRequest,
+  wsUrlOf: (index: number) => string = () => system.wsUrl,
+) {
   const players = await Promise.all(names.map((n) => TestPlayer.create(system, n)));
   const host = players[0]!;
   const { tableId } = await host.openTable(request);
-  for (const p of players) {
-    await p.connect();
+  for (const [i, p] of players.entries()) {
+    await p.connect(wsUrlOf(i));
     await p.join(tableId);
   }
   return { players, tableId };

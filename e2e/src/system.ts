@@ -5,12 +5,18 @@ import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
 
+/** `table-service` for the first instance, `table-service#1` for the second, ... */
+export const instanceName = (service: ServiceName, index: number): string =>
+  index === 0 ? service : `${service}#${index}`;
+
 export const ROOT = resolve(__dirname, '../..');
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 export type ServiceName = 'gateway' | 'table-service' | 'timer-service';
 
 export interface SystemOptions {
+  /** How many processes of each service (default one each). */
+  readonly replicas?: Partial<Record<ServiceName, number>>;
   readonly turnMs?: number;
   readonly disconnectedTurnMs?: number;
   readonly breakMs?: number;
@@ -29,7 +35,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+async function waitReady(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
@@ -54,8 +60,9 @@ interface Running {
  * Redis prefix of its own, as the README's start command runs it. Logs go to test-artifacts/logs.
  */
 export class TestSystem {
-  private readonly running = new Map<ServiceName, Running>();
-  private readonly ports = new Map<ServiceName, number>();
+  /** Running processes by instance name: `gateway`, `gateway#1`, `table-service#2`, ... */
+  private readonly running = new Map<string, Running>();
+  private readonly ports = new Map<string, number>();
 
   private constructor(
     readonly label: string,
@@ -70,17 +77,31 @@ export class TestSystem {
     await redis.config('SET', 'hz', '100').catch(() => undefined);
     redis.disconnect();
     const system = new TestSystem(label, stores, options);
-    for (const name of ['table-service', 'timer-service', 'gateway'] as const)
-      await system.startService(name);
+    try {
+      for (const name of ['table-service', 'timer-service', 'gateway'] as const) {
+        const count = options.replicas?.[name] ?? 1;
+        await Promise.all(
+          Array.from({ length: count }, (_, i) => system.startService(instanceName(name, i))),
+        );
+      }
+    } catch (error) {
+      // Leave nothing running behind a failed start.
+      await system.stop().catch(() => undefined);
+      throw error;
+    }
     return system;
   }
 
   get httpUrl(): string {
-    return `http://127.0.0.1:${this.ports.get('gateway')}`;
+    return this.gatewayUrl(0);
+  }
+
+  gatewayUrl(index: number): string {
+    return `http://127.0.0.1:${this.ports.get(instanceName('gateway', index))}`;
   }
 
   /** The port a service listens on: its /health and /metrics (and, for the gateway, the API and /ws). */
-  portOf(name: ServiceName): number {
+  portOf(name: string): number {
     const port = this.ports.get(name);
     if (port === undefined) throw new Error(`${name} has not been started`);
     return port;
@@ -108,12 +129,14 @@ export class TestSystem {
     };
   }
 
-  async startService(name: ServiceName): Promise<void> {
-    const port = this.ports.get(name) ?? (await freePort());
-    this.ports.set(name, port);
+  /** Starts (or restarts, on the same port) one instance: `table-service`, `table-service#1`, ... */
+  async startService(instance: string): Promise<void> {
+    const name = instance.split('#')[0] as ServiceName;
+    const port = this.ports.get(instance) ?? (await freePort());
+    this.ports.set(instance, port);
     const logDir = join(ARTIFACTS, 'logs', this.label);
     mkdirSync(logDir, { recursive: true });
-    const log = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+    const log = createWriteStream(join(logDir, `${instance.replace('#', '-')}.log`), { flags: 'a' });
     const child = spawn(process.execPath, [join(ROOT, 'apps', name, 'dist', 'main.js')], {
       cwd: ROOT,
       env: { ...process.env, ...this.env(), PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
@@ -121,15 +144,15 @@ export class TestSystem {
     });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
-    this.running.set(name, { child, port });
+    this.running.set(instance, { child, port });
     await waitReady(`http://127.0.0.1:${port}/health/ready`, child);
   }
 
   /** kill -9 (or another signal) and wait for the process to be gone. */
-  async kill(name: ServiceName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const running = this.running.get(name);
+  async kill(instance: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const running = this.running.get(instance);
     if (!running) return;
-    this.running.delete(name);
+    this.running.delete(instance);
     if (running.child.exitCode !== null) return;
     await new Promise<void>((done) => {
       running.child.once('exit', () => done());
@@ -137,8 +160,8 @@ export class TestSystem {
     });
   }
 
-  isRunning(name: ServiceName): boolean {
-    const running = this.running.get(name);
+  isRunning(instance: string): boolean {
+    const running = this.running.get(instance);
     return running !== undefined && running.child.exitCode === null;
   }
 

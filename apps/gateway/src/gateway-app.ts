@@ -50,7 +50,16 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   app.useWebSocketAdapter(new ProtocolWsAdapter(app, logger));
   app.use(jsonBody());
   const webBuilt = existsSync(config.webDist);
-  if (webBuilt) app.useStaticAssets(config.webDist, { index: 'index.html', maxAge: '1h' });
+  if (webBuilt) {
+    // Hashed assets may be cached; index.html must not be, or a deploy leaves browsers on old asset names.
+    app.useStaticAssets(config.webDist, {
+      index: 'index.html',
+      maxAge: '1h',
+      setHeaders: (res, path) => {
+        if (path.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
+      },
+    });
+  }
   app.useGlobalFilters(new ApiErrorFilter(logger));
   app.disable('x-powered-by');
   await app.listen(config.port, config.host);

@@ -17,7 +17,7 @@ export interface LeaseTiming {
   readonly tickMs: number;
 }
 
-export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 4000, tickMs: 1000 };
+export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 2500, tickMs: 500 };
 
 /**
  * Each shard of tables is owned by at most one replica at a time: a Redis key with a TTL, renewed

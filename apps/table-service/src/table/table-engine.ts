@@ -56,7 +56,11 @@ export class TableEngine {
   }
 
   handle(envelope: IntentEnvelope): Promise<IntentReply> {
-    return this.serial(envelope.tableId, () => this.apply(envelope));
+    return this.serial(envelope.tableId, () => this.apply(envelope)).catch((error: unknown) => {
+      // The transport answers INTERNAL; count it with the other outcomes.
+      this.deps.metrics?.intent(envelope.intent.kind, 'INTERNAL');
+      throw error;
+    });
   }
 
   /** Drops what this replica knows of tables it no longer owns. */

@@ -1,0 +1,240 @@
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import type { ClientIntent, ServerMessage, TableView } from '@dominoes/protocol';
+
+/**
+ * A lean client of the gateway's WebSocket protocol for thousands of sockets in one process. It
+ * speaks the protocol's types, but reads frames with JSON.parse only: the protocol library's
+ * DominoesClient checks every frame against the zod schemas, which costs about 4.5 times the
+ * parse itself on a view frame (docs/loadtest.md). The server is what is tested, not the client.
+ */
+
+export type ViewFrame = Extract<ServerMessage, { type: 'view' }>;
+type IntentType = ClientIntent['type'];
+
+export interface Reply {
+  readonly ok: boolean;
+  /** The table version the intent made (ack), or null. */
+  readonly version: number | null;
+  /** The error frame's code, or TIMEOUT / CLOSED from the client. */
+  readonly code: string | null;
+}
+
+export interface SeatEvents {
+  /** A view with a version above every one this seat had; `at` is performance.now() on arrival. */
+  view(seat: LeanSeat, frame: ViewFrame, at: number): void;
+  /** An error frame that answers no intent of ours (rate limits, a bad token). */
+  strayError(seat: LeanSeat, code: string): void;
+  /** The socket closed without the tool asking; `afterMs` when the server said `reconnect`. */
+  lost(seat: LeanSeat, closeCode: number, afterMs: number | null): void;
+}
+
+interface Pending {
+  readonly sentAt: number;
+  readonly onReply: (reply: Reply) => void;
+}
+
+/** How many (version, arrival) pairs each seat keeps: enough for the acks still on their way. */
+const RING = 32;
+
+export class LeanSeat {
+  socket: WebSocket | null = null;
+  view: TableView | null = null;
+  version = -1;
+  /** max(serverTime − local epoch at arrival): the server clock's offset, from the fastest frame. */
+  clockOffset = Number.NEGATIVE_INFINITY;
+  private readonly versions = new Float64Array(RING).fill(-1);
+  private readonly arrivals = new Float64Array(RING);
+  private ringNext = 0;
+  private readonly pending = new Map<string, Pending>();
+  private counter = 0;
+  /** True once the tool closed the socket itself: its close is not a disconnect. */
+  private closing = false;
+  private reconnectAfterMs: number | null = null;
+
+  constructor(
+    readonly wsUrl: string,
+    readonly token: string,
+    private readonly events: SeatEvents,
+    private readonly replyTimeoutMs: number,
+  ) {}
+
+  get connected(): boolean {
+    return this.socket !== null && this.socket.readyState === WebSocket.OPEN;
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Opens a socket and says hello; resolves with the time from `new WebSocket` to `welcome` (ms). */
+  connect(): Promise<number> {
+    this.closing = false;
+    this.reconnectAfterMs = null;
+    const started = performance.now();
+    return new Promise<number>((resolve, reject) => {
+      let welcomed = false;
+      let socket: WebSocket;
+      try {
+        socket = new WebSocket(this.wsUrl, {
+          perMessageDeflate: false,
+          handshakeTimeout: this.replyTimeoutMs,
+        });
+      } catch (error) {
+        reject(new SeatError('CLOSED', error instanceof Error ? error.message : String(error)));
+        return;
+      }
+      this.socket = socket;
+      const timer = setTimeout(() => {
+        if (welcomed) return;
+        reject(new SeatError('TIMEOUT', 'no welcome in time'));
+        socket.terminate();
+      }, this.replyTimeoutMs);
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'hello', token: this.token })));
+      socket.on('error', () => undefined); // 'close' follows and says what happened
+      socket.on('message', (data: WebSocket.RawData) => {
+        const at = performance.now();
+        let message: ServerMessage;
+        try {
+          message = JSON.parse(data.toString()) as ServerMessage;
+        } catch {
+          this.events.strayError(this, 'BAD_FRAME');
+          return;
+        }
+        if (!welcomed) {
+          if (message.type === 'welcome') {
+            welcomed = true;
+            clearTimeout(timer);
+            this.clock(message.serverTime, at);
+            resolve(at - started);
+          } else if (message.type === 'error' && message.id === null) {
+            clearTimeout(timer);
+            reject(new SeatError(message.code, message.message));
+            socket.close(1000, 'bye');
+          }
+          return;
+        }
+        this.onMessage(message, at);
+      });
+      socket.on('close', (code: number) => {
+        clearTimeout(timer);
+        if (!welcomed) reject(new SeatError('CLOSED', `closed before welcome (${code})`));
+        // An older socket of this seat (a retry replaced it) closing changes nothing.
+        if (this.socket !== socket) return;
+        this.socket = null;
+        const pending = [...this.pending.values()];
+        this.pending.clear();
+        for (const p of pending) p.onReply({ ok: false, version: null, code: 'CLOSED' });
+        if (welcomed && !this.closing) this.events.lost(this, code, this.reconnectAfterMs);
+      });
+    });
+  }
+
+  private clock(serverTime: number, at: number): void {
+    const offset = serverTime - (performance.timeOrigin + at);
+    if (offset > this.clockOffset) this.clockOffset = offset;
+  }
+
+  /** Local performance.now() arrival → server epoch ms. */
+  serverTimeAt(at: number): number {
+    return performance.timeOrigin + at + (Number.isFinite(this.clockOffset) ? this.clockOffset : 0);
+  }
+
+  private onMessage(message: ServerMessage, at: number): void {
+    switch (message.type) {
+      case 'view':
+        this.clock(message.serverTime, at);
+        if (message.version <= this.version) return; // a sync's repeat, or an old one
+        this.version = message.version;
+        this.view = message.view;
+        this.versions[this.ringNext] = message.version;
+        this.arrivals[this.ringNext] = at;
+        this.ringNext = (this.ringNext + 1) % RING;
+        this.events.view(this, message, at);
+        return;
+      case 'ack':
+      case 'error': {
+        const pending = message.id === null ? undefined : this.pending.get(message.id);
+        if (pending === undefined) {
+          if (message.type === 'error') this.events.strayError(this, message.code);
+          return;
+        }
+        this.pending.delete(message.id!);
+        pending.onReply(
+          message.type === 'ack'
+            ? { ok: true, version: message.version, code: null }
+            : { ok: false, version: null, code: message.code },
+        );
+        return;
+      }
+      case 'reconnect':
+        this.reconnectAfterMs = message.afterMs;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Sends an intent; `onReply` gets its ack or error exactly once (or TIMEOUT / CLOSED). */
+  send(type: IntentType, body: Record<string, unknown>, onReply: (reply: Reply) => void): void {
+    const socket = this.socket;
+    if (socket === null || socket.readyState !== WebSocket.OPEN) {
+      onReply({ ok: false, version: null, code: 'CLOSED' });
+      return;
+    }
+    this.counter += 1;
+    const id = `l${this.counter.toString(36)}`;
+    this.pending.set(id, { sentAt: performance.now(), onReply });
+    socket.send(JSON.stringify({ type, id, ...body }));
+  }
+
+  request(type: IntentType, body: Record<string, unknown> = {}): Promise<Reply> {
+    return new Promise((resolve) => this.send(type, body, resolve));
+  }
+
+  /** Intents without a reply for longer than the reply timeout fail with TIMEOUT. */
+  sweep(now: number): void {
+    for (const [id, p] of this.pending) {
+      if (now - p.sentAt < this.replyTimeoutMs) continue;
+      this.pending.delete(id);
+      p.onReply({ ok: false, version: null, code: 'TIMEOUT' });
+    }
+  }
+
+  /** When this seat first held a view of at least `version` (performance.now()), if it still knows. */
+  firstArrivalAtLeast(version: number): number | null {
+    let best: number | null = null;
+    for (let i = 0; i < RING; i++) {
+      const v = this.versions[i]!;
+      if (v >= version) {
+        const at = this.arrivals[i]!;
+        if (best === null || at < best) best = at;
+      }
+    }
+    return best;
+  }
+
+  close(): void {
+    this.closing = true;
+    const socket = this.socket;
+    if (socket === null) return;
+    if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING)
+      socket.close(1000, 'bye');
+  }
+
+  /** Drops the socket at once (no close handshake), for a fast end of the run. */
+  terminate(): void {
+    this.closing = true;
+    this.socket?.terminate();
+  }
+}
+
+export class SeatError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = 'SeatError';
+  }
+}

@@ -1,0 +1,381 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadConfig } from './args';
+import type { ServiceSeries } from './service-metrics';
+import type { Bucket, Counters, LatencySummary, SecondPoint } from './stats';
+import { escapeXml, formatMs, formatNumber, histogramChart, lineChart, type LineSeries } from './svg';
+
+export const REPORT_SCHEMA = 'dominoes-loadtest/1';
+
+export interface ServiceSummary {
+  readonly name: string;
+  readonly url: string;
+  readonly samples: number;
+  readonly failedSamples: number;
+  readonly cpuMeanCores: number | null;
+  readonly cpuMaxCores: number | null;
+  readonly rssMaxBytes: number | null;
+  readonly eventLoopP99MaxMs: number | null;
+}
+
+export interface SocketsOnlyResult {
+  readonly sockets: number;
+  /** The service whose scrape has dominoes_open_sockets (a gateway), or null when none was sampled. */
+  readonly gateway: string | null;
+  readonly gatewayRssBeforeBytes: number | null;
+  readonly gatewayRssAfterBytes: number | null;
+  readonly gatewayOpenSocketsBefore: number | null;
+  readonly gatewayOpenSocketsAfter: number | null;
+  readonly bytesPerSocket: number | null;
+}
+
+export interface Report {
+  readonly schema: typeof REPORT_SCHEMA;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly config: LoadConfig;
+  readonly machine: {
+    readonly cpus: number;
+    readonly model: string;
+    readonly node: string;
+    readonly platform: string;
+    readonly totalMemoryBytes: number;
+    readonly loadAverageStart: readonly number[];
+    readonly loadAverageEnd: readonly number[];
+  };
+  readonly phases: {
+    readonly rampSeconds: number;
+    readonly measureSeconds: number;
+    readonly totalSeconds: number;
+  };
+  readonly tables: {
+    readonly requested: number;
+    readonly opened: number;
+    readonly failed: number;
+    readonly playingAtEnd: number;
+  };
+  readonly sockets: { readonly opened: number; readonly connectedAtEnd: number };
+  /** The measure window (after the ramp). */
+  readonly totals: Counters & {
+    readonly actionsPerSecond: number;
+    readonly viewsPerSecond: number;
+    readonly deadlineMovesPerSecond: number;
+  };
+  /** The whole run, ramp included. */
+  readonly run: Counters;
+  readonly latencyMs: {
+    readonly actionToOwnView: LatencySummary;
+    readonly actionToAllViews: LatencySummary;
+    readonly connect: LatencySummary;
+    readonly join: LatencySummary;
+    readonly deadlineLateness: LatencySummary;
+  };
+  readonly histograms: {
+    readonly actionToOwnView: Bucket[];
+    readonly actionToAllViews: Bucket[];
+    readonly connect: Bucket[];
+    readonly join: Bucket[];
+    readonly deadlineLateness: Bucket[];
+  };
+  /** Error codes over the whole run, and in the window. */
+  readonly errors: Record<string, number>;
+  readonly errorsInWindow: Record<string, number>;
+  readonly disconnects: { readonly total: number; readonly byCloseCode: Record<string, number> };
+  readonly reconnects: number;
+  readonly matchesFinished: number;
+  readonly timeSeries: SecondPoint[];
+  readonly services: { readonly summary: ServiceSummary[]; readonly series: ServiceSeries[] };
+  readonly socketsOnly: SocketsOnlyResult | null;
+  readonly tool: {
+    readonly client: string;
+    readonly cpuSeconds: number;
+    readonly cpuMeanCores: number;
+    readonly maxRssBytes: number;
+    readonly eventLoopDelayP99Ms: number | null;
+    readonly eventLoopDelayMaxMs: number | null;
+  };
+  readonly warnings: string[];
+}
+
+const numbers = (values: (number | null)[]): number[] =>
+  values.filter((v): v is number => v !== null && Number.isFinite(v));
+
+export function summarizeService(series: ServiceSeries): ServiceSummary {
+  const cpu = numbers(series.samples.map((s) => s.cpu));
+  const rss = numbers(series.samples.map((s) => s.rssBytes));
+  const loop = numbers(series.samples.map((s) => s.eventLoopP99Ms));
+  return {
+    name: series.name,
+    url: series.url,
+    samples: series.samples.length,
+    failedSamples: series.samples.filter((s) => s.error !== undefined).length,
+    cpuMeanCores: cpu.length ? Math.round((cpu.reduce((a, b) => a + b, 0) / cpu.length) * 1000) / 1000 : null,
+    cpuMaxCores: cpu.length ? Math.max(...cpu) : null,
+    rssMaxBytes: rss.length ? Math.max(...rss) : null,
+    eventLoopP99MaxMs: loop.length ? Math.max(...loop) : null,
+  };
+}
+
+/** Gateway RSS before the sockets and after, per socket (the --sockets-only figure). */
+export function socketsOnlyResult(series: readonly ServiceSeries[], sockets: number): SocketsOnlyResult {
+  const gateway = series.find((s) => s.samples.some((x) => x.openSockets !== null)) ?? null;
+  const ok = gateway?.samples.filter((s) => s.error === undefined && s.rssBytes !== null) ?? [];
+  const before = ok[0] ?? null;
+  const after = ok.length > 1 ? ok.at(-1)! : null;
+  const bytesPerSocket =
+    before && after && sockets > 0 ? Math.round((after.rssBytes! - before.rssBytes!) / sockets) : null;
+  return {
+    sockets,
+    gateway: gateway?.name ?? null,
+    gatewayRssBeforeBytes: before?.rssBytes ?? null,
+    gatewayRssAfterBytes: after?.rssBytes ?? null,
+    gatewayOpenSocketsBefore: before?.openSockets ?? null,
+    gatewayOpenSocketsAfter: after?.openSockets ?? null,
+    bytesPerSocket,
+  };
+}
+
+export function writeReports(dir: string, report: Report): { json: string; html: string } {
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, 'report.json');
+  const html = join(dir, 'report.html');
+  writeFileSync(json, JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(html, renderHtml(report));
+  return { json, html };
+}
+
+/* ------------------------------------------------------------------ */
+/* HTML                                                                 */
+/* ------------------------------------------------------------------ */
+
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
+
+const ms = (v: number | null): string => (v === null ? '–' : formatMs(v));
+const mb = (bytes: number | null): string => (bytes === null ? '–' : `${(bytes / 1048576).toFixed(1)} MB`);
+
+function latencyRow(name: string, s: LatencySummary): string {
+  return `<tr><th>${escapeXml(name)}</th><td>${s.count}</td><td>${ms(s.p50)}</td><td>${ms(s.p90)}</td><td>${ms(s.p95)}</td><td>${ms(s.p99)}</td><td>${ms(s.max)}</td></tr>`;
+}
+
+function countsTable(title: string, counts: Record<string, number>): string {
+  const rows = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  if (rows.length === 0) return `<p><b>${escapeXml(title)}:</b> none.</p>`;
+  return (
+    `<table class="small"><caption>${escapeXml(title)}</caption>` +
+    rows.map(([k, v]) => `<tr><th>${escapeXml(k)}</th><td>${v}</td></tr>`).join('') +
+    `</table>`
+  );
+}
+
+export function renderHtml(r: Report): string {
+  const c = r.config;
+  // The drain's last, partial second would read as a drop in throughput: the charts stop at the window's end.
+  const ts = r.timeSeries.filter((p) => p.phase !== 'drain');
+  const rampEnd = { x: r.phases.rampSeconds, label: 'measuring' };
+  const measureEnd = { x: r.phases.rampSeconds + r.phases.measureSeconds, label: 'end' };
+  const marks = [rampEnd, measureEnd];
+  const line = (name: string, color: string, pick: (p: SecondPoint) => number | null, dashed = false) =>
+    ({ name, color, dashed, points: ts.map((p) => [p.t, pick(p)] as const) }) satisfies LineSeries;
+
+  const acting = c.mode === 'play' && !c.socketsOnly;
+  const charts: string[] = [];
+  if (acting || r.latencyMs.actionToAllViews.count > 0)
+    charts.push(
+      histogramChart({
+        title: 'Action-to-view latency (measure window)',
+        series: [
+          { name: 'own view', color: COLORS[0]!, buckets: r.histograms.actionToOwnView },
+          { name: 'all views', color: COLORS[1]!, buckets: r.histograms.actionToAllViews },
+        ],
+      }),
+    );
+  if (r.histograms.deadlineLateness.length > 0)
+    charts.push(
+      histogramChart({
+        title: 'Deadline lateness: the deadline move’s view arrival minus the deadline (measure window)',
+        series: [{ name: 'lateness', color: COLORS[3]!, buckets: r.histograms.deadlineLateness }],
+      }),
+    );
+  charts.push(
+    lineChart({
+      title: 'Throughput',
+      xLabel: 'seconds since start',
+      yLabel: 'per second',
+      marks,
+      series: [
+        line('actions/s', COLORS[0]!, (p) => p.actions),
+        line('deadline moves/s', COLORS[3]!, (p) => p.deadlineMoves),
+        line('errors/s', COLORS[1]!, (p) => p.errors),
+      ],
+    }),
+    lineChart({
+      title: 'Latency per second',
+      xLabel: 'seconds since start',
+      yLabel: 'ms',
+      marks,
+      yFormat: formatNumber,
+      series: [
+        line('all views p50', COLORS[2]!, (p) => p.allP50),
+        line('all views p99', COLORS[1]!, (p) => p.allP99),
+        line('own view p99', COLORS[0]!, (p) => p.ownP99, true),
+        ...(r.latencyMs.deadlineLateness.count > 0
+          ? [line('deadline lateness p99', COLORS[3]!, (p) => p.latenessP99, true)]
+          : []),
+      ],
+    }),
+    lineChart({
+      title: 'Tables playing and open sockets',
+      xLabel: 'seconds since start',
+      yLabel: 'count',
+      marks,
+      series: [
+        line('tables playing', COLORS[0]!, (p) => p.tablesPlaying),
+        line('sockets', COLORS[4]!, (p) => p.sockets),
+      ],
+    }),
+  );
+  const svc = r.services.series;
+  const svcLine = (pick: (s: ServiceSeries['samples'][number]) => number | null) =>
+    svc.map((s, i) => ({
+      name: s.name,
+      color: COLORS[i % COLORS.length]!,
+      points: s.samples.map((x) => [x.t, pick(x)] as const),
+    }));
+  charts.push(
+    lineChart({
+      title: svc.length > 0 ? 'CPU per service, and of this tool' : 'CPU of this tool',
+      xLabel: 'seconds since start',
+      yLabel: 'cores',
+      marks,
+      series: [
+        ...svcLine((x) => x.cpu),
+        { name: 'loadtest', color: '#777', dashed: true, points: ts.map((p) => [p.t, p.toolCpu] as const) },
+      ],
+    }),
+  );
+  if (svc.length > 0)
+    charts.push(
+      lineChart({
+        title: 'Resident memory per service',
+        xLabel: 'seconds since start',
+        yLabel: 'MB',
+        marks,
+        series: svcLine((x) => (x.rssBytes === null ? null : x.rssBytes / 1048576)),
+      }),
+      lineChart({
+        title: 'Event-loop delay p99 per service',
+        xLabel: 'seconds since start',
+        yLabel: 'ms',
+        marks,
+        series: svcLine((x) => x.eventLoopP99Ms),
+      }),
+    );
+
+  const t = r.totals;
+  const so = r.socketsOnly;
+  const lat = r.latencyMs;
+  const config = [
+    ['url', c.url],
+    ['tables', String(c.tables)],
+    ['variant', `${c.variant}, ${c.seats} seats, to ${c.target}`],
+    ['mode', c.socketsOnly ? 'sockets only' : c.mode],
+    [
+      'think',
+      !acting
+        ? '– (nobody moves)'
+        : c.thinkMs[1] === 0
+          ? 'none'
+          : `${formatMs(c.thinkMs[0])} – ${formatMs(c.thinkMs[1])}`,
+    ],
+    ['ramp / measure', `${r.phases.rampSeconds} s / ${r.phases.measureSeconds} s`],
+    ['seed', c.seed],
+    [
+      'machine',
+      `${r.machine.cpus} × ${r.machine.model}, node ${r.machine.node}, load ${r.machine.loadAverageStart.map((l) => l.toFixed(2)).join(' ')} → ${r.machine.loadAverageEnd.map((l) => l.toFixed(2)).join(' ')}`,
+    ],
+    ['started', r.startedAt],
+  ];
+  const servicesTable =
+    r.services.summary.length === 0
+      ? '<p>No service metrics were sampled (pass <code>--metrics</code>).</p>'
+      : `<table><tr><th>service</th><th>CPU mean</th><th>CPU max</th><th>RSS max</th><th>event-loop p99 max</th><th>samples (failed)</th></tr>` +
+        r.services.summary
+          .map(
+            (s) =>
+              `<tr><th>${escapeXml(s.name)}</th><td>${s.cpuMeanCores ?? '–'}</td><td>${s.cpuMaxCores ?? '–'}</td><td>${mb(s.rssMaxBytes)}</td><td>${ms(s.eventLoopP99MaxMs)}</td><td>${s.samples} (${s.failedSamples})</td></tr>`,
+          )
+          .join('') +
+        `</table>`;
+
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Load test ${escapeXml(r.startedAt)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1140px}
+h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 8px}
+table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:right}
+th:first-child{text-align:left}caption{text-align:left;font-weight:600;padding:4px 0}
+.kv th{font-weight:600}.kv td{text-align:left}.small{display:inline-table;margin-right:32px;vertical-align:top}
+.figures{display:flex;gap:14px;flex-wrap:wrap;margin:12px 0}.fig{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:140px}
+.fig b{display:block;font-size:20px}.fig span{color:#666;font-size:12px}
+.warn{background:#fff4e0;border:1px solid #f0c070;padding:6px 10px;border-radius:4px;margin:6px 0}
+svg.chart{display:block;margin:10px 0;border:1px solid #eee}
+svg .title{font:600 14px system-ui,sans-serif}svg .legend,svg .tick,svg .label,svg .marklabel,svg .empty{font:11px system-ui,sans-serif;fill:#444}
+svg .grid{stroke:#e6e6e6}svg .grid.faint{stroke:#f3f3f3}svg .axis{stroke:#888}svg .mark{stroke:#999;stroke-dasharray:3,3}
+</style></head><body>
+<h1>Dominoes load test</h1>
+<table class="kv">${config.map(([k, v]) => `<tr><th>${escapeXml(k!)}</th><td>${escapeXml(v!)}</td></tr>`).join('')}</table>
+${r.warnings.map((w) => `<div class="warn">${escapeXml(w)}</div>`).join('\n')}
+<div class="figures">
+<div class="fig"><b>${r.tables.opened}/${r.tables.requested}</b><span>tables opened (${r.tables.failed} failed)</span></div>
+<div class="fig"><b>${formatNumber(t.actionsPerSecond)}</b><span>actions/s (window)</span></div>
+<div class="fig"><b>${ms(lat.actionToAllViews.p99)}</b><span>p99 action → all views</span></div>
+<div class="fig"><b>${ms(lat.actionToOwnView.p99)}</b><span>p99 action → own view</span></div>
+<div class="fig"><b>${ms(lat.deadlineLateness.p99)}</b><span>p99 deadline lateness</span></div>
+<div class="fig"><b>${t.errors}</b><span>errors (window; run ${r.run.errors})</span></div>
+<div class="fig"><b>${r.disconnects.total}</b><span>disconnects (${r.reconnects} reconnects)</span></div>
+<div class="fig"><b>${t.matchesFinished}</b><span>matches finished (window)</span></div>
+${so ? `<div class="fig"><b>${so.bytesPerSocket === null ? '–' : `${formatNumber(so.bytesPerSocket / 1024)} KB`}</b><span>gateway RSS per socket</span></div>` : ''}
+</div>
+<h2>Latency</h2>
+<table><tr><th></th><th>count</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr>
+${latencyRow('action → own view', lat.actionToOwnView)}
+${latencyRow('action → all views', lat.actionToAllViews)}
+${latencyRow('deadline lateness', lat.deadlineLateness)}
+${latencyRow('connect (socket → welcome)', lat.connect)}
+${latencyRow('join (join → ack)', lat.join)}
+</table>
+<h2>Charts</h2>
+${charts.join('\n')}
+<h2>Counts</h2>
+<table><tr><th></th><th>window</th><th>whole run</th></tr>
+${(
+  [
+    'actions',
+    'hostIntents',
+    'views',
+    'deadlineMoves',
+    'matchesFinished',
+    'errors',
+    'disconnects',
+    'reconnects',
+    'reconnectFailures',
+    'unmatched',
+  ] as const
+)
+  .map((k) => `<tr><th>${k}</th><td>${t[k]}</td><td>${r.run[k]}</td></tr>`)
+  .join('')}
+</table>
+${countsTable('Errors by code (whole run)', r.errors)}
+${countsTable('Disconnects by close code', r.disconnects.byCloseCode)}
+<h2>Services</h2>
+${servicesTable}
+${
+  so
+    ? `<p>Sockets only: ${so.sockets} sockets; gateway (${escapeXml(so.gateway ?? 'not sampled')}) RSS ${mb(so.gatewayRssBeforeBytes)} → ${mb(so.gatewayRssAfterBytes)}, open sockets ${so.gatewayOpenSocketsBefore ?? '–'} → ${so.gatewayOpenSocketsAfter ?? '–'}.</p>`
+    : ''
+}
+<h2>This tool</h2>
+<p>${escapeXml(r.tool.client)}; CPU ${r.tool.cpuSeconds.toFixed(1)} s (${r.tool.cpuMeanCores.toFixed(2)} cores on average), RSS max ${mb(r.tool.maxRssBytes)}, event-loop delay p99 ${ms(r.tool.eventLoopDelayP99Ms)} (max ${ms(r.tool.eventLoopDelayMaxMs)}).</p>
+</body></html>
+`;
+}

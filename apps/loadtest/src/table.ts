@@ -1,0 +1,409 @@
+import { performance } from 'node:perf_hooks';
+import { createTable, requestIdentity, type TableView } from '@dominoes/protocol';
+import type { Rng } from '@dominoes/rules';
+import type { LoadConfig } from './args';
+import { LeanSeat, SeatError, type Reply, type SeatEvents, type ViewFrame } from './lean-client';
+import type { Recorder } from './stats';
+
+/** What every table of a run shares. */
+export interface RunContext {
+  readonly config: LoadConfig;
+  readonly httpUrl: string;
+  readonly wsUrl: string;
+  readonly rec: Recorder;
+  readonly rng: Rng;
+  /** Seats act (moves, host intents) only while this is true. */
+  acting: boolean;
+  /** The run is ending: closes and failed replies are no longer counted. */
+  stopping: boolean;
+}
+
+/** An action waiting for its views: own seat's and every seat's first view of version ≥ the ack's. */
+interface Measure {
+  readonly t0: number;
+  readonly actor: number;
+  readonly inWindow: boolean;
+  version: number;
+  /** Bit i: seat i has it. */
+  got: number;
+  lastAt: number;
+}
+
+/** How long an action may wait for all its views before it counts as unmatched. */
+const MEASURE_EXPIRY_MS = 30_000;
+/** The most a seat waits before reconnecting (backoff doubles from 500 ms). */
+const MAX_BACKOFF_MS = 10_000;
+
+/** One seat: its socket, and what it is doing. */
+class Bot {
+  busy = false;
+  timer: NodeJS.Timeout | null = null;
+  /** The view version the seat last acted on: it acts at most once per version. */
+  handledVersion = -1;
+  /** The version of its last ack: it waits for that view before acting again. */
+  ackVersion = -1;
+  reconnectAttempts = 0;
+  reconnecting = false;
+
+  constructor(
+    readonly index: number,
+    readonly seat: LeanSeat,
+  ) {}
+
+  stop(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+type Intent = 'move' | 'startRound' | 'newMatch';
+
+/** What the table looked like at its latest version (seen by any of its seats). */
+interface Seen {
+  readonly version: number;
+  readonly matchNumber: number;
+  readonly roundNumber: number;
+  readonly logLength: number;
+  readonly clockKind: 'turn' | 'break' | null;
+  readonly deadline: number | null;
+}
+
+export type TableStatus = 'setup' | 'waiting' | 'playing' | 'finished' | 'failed';
+
+export const errorCode = (error: unknown): string => {
+  if (error instanceof SeatError) return error.code;
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string')
+    return /^[A-Z_]+$/.test(error.code) ? error.code : 'HTTP_FAILED';
+  return 'HTTP_FAILED';
+};
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new SeatError('TIMEOUT', `${what}: no answer in ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+
+/**
+ * One table of the run: opened through the HTTP API as a browser does (an identity per seat, the
+ * host creates the table), a socket per seat that joins it, then seats that play legal moves from
+ * their own view after a think time. It also measures: action-to-view latencies, deadline
+ * lateness, matches finished.
+ */
+export class TableRun implements SeatEvents {
+  tableId: string | null = null;
+  status: TableStatus = 'setup';
+  /** Every seat has joined (its ack came). */
+  ready = false;
+  bots: Bot[] = [];
+  private readonly bySeat = new Map<LeanSeat, Bot>();
+  private measures: Measure[] = [];
+  private seen: Seen | null = null;
+  private lastFinishedMatch = 0;
+  private fullMask = 0;
+
+  constructor(
+    readonly index: number,
+    private readonly ctx: RunContext,
+  ) {}
+
+  /** Identities, the table, sockets, joins. Throws (with a code) when any step fails. */
+  async open(): Promise<void> {
+    const { config, httpUrl, wsUrl, rec } = this.ctx;
+    const timeout = config.replyTimeoutMs;
+    const identities = await Promise.all(
+      Array.from({ length: config.seats }, (_, s) =>
+        withTimeout(requestIdentity(httpUrl, `lt-${this.index}-${s}`), timeout, 'POST /api/identity'),
+      ),
+    );
+    const { tableId } = await withTimeout(
+      createTable(httpUrl, identities[0]!.token, {
+        variant: config.variant,
+        target: config.target,
+        seats: config.seats,
+      }),
+      timeout,
+      'POST /api/tables',
+    );
+    this.tableId = tableId;
+    this.bots = identities.map(
+      (identity, i) => new Bot(i, new LeanSeat(wsUrl, identity.token, this, timeout)),
+    );
+    for (const bot of this.bots) this.bySeat.set(bot.seat, bot);
+    this.fullMask = (1 << this.bots.length) - 1;
+    this.status = 'waiting';
+    // The host goes to the table first (it made it), then the others.
+    const seatOne = async (bot: Bot) => {
+      rec.connect.record(await bot.seat.connect());
+      const t0 = performance.now();
+      const reply = await bot.seat.request('join', { table: tableId });
+      if (!reply.ok) throw new SeatError(reply.code ?? 'INTERNAL', 'join refused');
+      rec.join.record(performance.now() - t0);
+      this.joined(bot, reply);
+    };
+    await seatOne(this.bots[0]!);
+    await Promise.all(this.bots.slice(1).map(seatOne));
+    this.ready = true;
+    for (const bot of this.bots) this.decide(bot);
+  }
+
+  fail(): void {
+    this.status = 'failed';
+    for (const bot of this.bots) {
+      bot.stop();
+      bot.seat.close();
+    }
+  }
+
+  get connectedSeats(): number {
+    let n = 0;
+    for (const bot of this.bots) if (bot.seat.connected) n++;
+    return n;
+  }
+
+  get pendingIntents(): number {
+    let n = 0;
+    for (const bot of this.bots) n += bot.seat.pendingCount;
+    return n;
+  }
+
+  get pendingMeasures(): number {
+    return this.measures.length;
+  }
+
+  /* ---------------------------------------------------------------- acting */
+
+  private intentFor(view: TableView): Intent | null {
+    const me = view.you.seat;
+    if (view.status === 'finished') return view.hostSeat === me ? 'newMatch' : null;
+    const game = view.game;
+    if (view.status !== 'playing' || game === null) return null;
+    if (this.ctx.config.mode !== 'play') return null;
+    if (game.phase === 'between-rounds') return view.hostSeat === me ? 'startRound' : null;
+    if (game.phase === 'playing' && game.turn === me && game.legal.length > 0) return 'move';
+    return null;
+  }
+
+  /** Called on every new view and reply: starts thinking when this seat has something to do. */
+  private decide(bot: Bot): void {
+    const ctx = this.ctx;
+    if (!ctx.acting || bot.busy || bot.timer !== null || !bot.seat.connected) return;
+    const view = bot.seat.view;
+    const version = bot.seat.version;
+    if (view === null || version <= bot.handledVersion || version < bot.ackVersion) return;
+    if (this.intentFor(view) === null) return;
+    const [min, max] = ctx.config.thinkMs;
+    const think = min + (max - min) * ctx.rng();
+    if (think <= 0) this.fire(bot);
+    else
+      bot.timer = setTimeout(() => {
+        bot.timer = null;
+        this.fire(bot);
+      }, think);
+  }
+
+  /** After the think time: acts on the seat's view as it is now (it may have moved on). */
+  private fire(bot: Bot): void {
+    const { rec, rng } = this.ctx;
+    if (!this.ctx.acting || bot.busy || !bot.seat.connected) return;
+    const view = bot.seat.view!;
+    const intent = this.intentFor(view);
+    if (intent === null) return;
+    bot.handledVersion = bot.seat.version;
+    bot.busy = true;
+    if (intent !== 'move') {
+      rec.count('hostIntents');
+      bot.seat.send(intent, {}, (reply) => this.replied(bot, reply, null));
+      return;
+    }
+    const legal = view.game!.legal;
+    const action = legal[Math.floor(rng() * legal.length)]!;
+    const body =
+      action.type !== 'play'
+        ? {}
+        : action.end === undefined
+          ? { tile: action.tile }
+          : { tile: action.tile, end: action.end };
+    const measure: Measure = {
+      t0: performance.now(),
+      actor: bot.index,
+      inWindow: rec.measuring,
+      version: -1,
+      got: 0,
+      lastAt: 0,
+    };
+    bot.seat.send(action.type, body, (reply) => this.replied(bot, reply, measure));
+  }
+
+  private replied(bot: Bot, reply: Reply, measure: Measure | null): void {
+    bot.busy = false;
+    if (this.ctx.stopping) return;
+    if (!reply.ok) {
+      this.ctx.rec.error(reply.code ?? 'UNKNOWN');
+    } else {
+      if (reply.version !== null) bot.ackVersion = Math.max(bot.ackVersion, reply.version);
+      if (measure !== null) {
+        this.ctx.rec.count('actions');
+        if (reply.version !== null) this.track(measure, reply.version);
+      }
+    }
+    this.decide(bot);
+  }
+
+  /* ------------------------------------------------------------- measuring */
+
+  private track(m: Measure, version: number): void {
+    m.version = version;
+    for (const bot of this.bots) {
+      const at = bot.seat.firstArrivalAtLeast(version);
+      if (at !== null && this.arrive(m, bot.index, at)) return;
+    }
+    this.measures.push(m);
+  }
+
+  /** Seat `i` has the action's view at `at`; true when every seat has it (the measure is done). */
+  private arrive(m: Measure, i: number, at: number): boolean {
+    const bit = 1 << i;
+    if ((m.got & bit) !== 0) return false;
+    m.got |= bit;
+    if (at > m.lastAt) m.lastAt = at;
+    if (i === m.actor) this.ctx.rec.ownView(at - m.t0, m.inWindow);
+    if (m.got !== this.fullMask) return false;
+    this.ctx.rec.allViews(m.lastAt - m.t0, m.inWindow);
+    return true;
+  }
+
+  view(seat: LeanSeat, frame: ViewFrame, at: number): void {
+    const bot = this.bySeat.get(seat);
+    if (bot === undefined) return;
+    this.ctx.rec.count('views');
+    if (this.measures.length > 0) {
+      this.measures = this.measures.filter(
+        (m) => !(frame.version >= m.version && this.arrive(m, bot.index, at)),
+      );
+    }
+    if (this.seen === null || frame.version > this.seen.version) this.observe(seat, frame, at);
+    this.decide(bot);
+  }
+
+  /** The first arrival of each table version: deadline moves, finished matches, the status. */
+  private observe(seat: LeanSeat, frame: ViewFrame, at: number): void {
+    const view = frame.view;
+    const game = view.game;
+    const prev = this.seen;
+    if (
+      prev !== null &&
+      game !== null &&
+      prev.clockKind === 'turn' &&
+      prev.deadline !== null &&
+      prev.matchNumber === view.matchNumber &&
+      prev.roundNumber === game.roundNumber
+    ) {
+      for (let k = prev.logLength; k < game.log.length; k++) {
+        if (game.log[k]!.by === 'deadline') {
+          this.ctx.rec.deadlineLateness(seat.serverTimeAt(at) - prev.deadline);
+          break;
+        }
+      }
+    }
+    this.seen = {
+      version: frame.version,
+      matchNumber: view.matchNumber,
+      roundNumber: game?.roundNumber ?? 0,
+      logLength: game?.log.length ?? 0,
+      clockKind: view.clock?.kind ?? null,
+      deadline: view.clock?.deadline ?? null,
+    };
+    if (this.status !== 'failed') this.status = view.status;
+    if (view.status === 'finished' && view.matchNumber !== this.lastFinishedMatch) {
+      this.lastFinishedMatch = view.matchNumber;
+      this.ctx.rec.count('matchesFinished');
+    }
+  }
+
+  strayError(_seat: LeanSeat, code: string): void {
+    if (!this.ctx.stopping) this.ctx.rec.error(code);
+  }
+
+  /** After a join: the seat acts only on a view at least as new as the table the join saw. */
+  private joined(bot: Bot, reply: Reply): void {
+    if (reply.version !== null) bot.ackVersion = Math.max(bot.ackVersion, reply.version);
+  }
+
+  /* ---------------------------------------------------------- reconnecting */
+
+  lost(seat: LeanSeat, closeCode: number, afterMs: number | null): void {
+    const bot = this.bySeat.get(seat);
+    if (bot === undefined || this.ctx.stopping || this.status === 'failed') return;
+    this.ctx.rec.disconnect(closeCode);
+    bot.stop();
+    bot.busy = false;
+    this.reconnectLater(bot, afterMs);
+  }
+
+  private reconnectLater(bot: Bot, afterMs: number | null): void {
+    if (bot.reconnecting) return;
+    bot.reconnecting = true;
+    const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** bot.reconnectAttempts) * (0.5 + 0.5 * this.ctx.rng());
+    setTimeout(() => void this.reconnect(bot), afterMs ?? backoff);
+  }
+
+  /** Like a browser: a new socket, hello with the same token, join the same table again. */
+  private async reconnect(bot: Bot): Promise<void> {
+    const { rec } = this.ctx;
+    if (this.ctx.stopping) return;
+    try {
+      rec.connect.record(await bot.seat.connect());
+      const reply = await bot.seat.request('join', { table: this.tableId });
+      if (!reply.ok) throw new SeatError(reply.code ?? 'INTERNAL', 'join refused');
+      this.joined(bot, reply);
+      bot.reconnecting = false;
+      bot.reconnectAttempts = 0;
+      rec.count('reconnects');
+      this.decide(bot);
+    } catch (error) {
+      bot.reconnecting = false;
+      if (this.ctx.stopping) return;
+      // No gateway to talk to is a failed attempt; an error frame (a token refused, a join refused) is an error.
+      const code = errorCode(error);
+      if (code === 'CLOSED' || code === 'TIMEOUT') rec.count('reconnectFailures');
+      else rec.error(code);
+      bot.reconnectAttempts += 1;
+      bot.seat.close();
+      this.reconnectLater(bot, null);
+    }
+  }
+
+  /* ----------------------------------------------------------------- house */
+
+  /** Once a second: intents without replies time out; actions whose views never came expire. */
+  sweep(now: number): void {
+    for (const bot of this.bots) bot.seat.sweep(now);
+    if (this.measures.length === 0) return;
+    const kept: Measure[] = [];
+    for (const m of this.measures) {
+      if (now - m.t0 < MEASURE_EXPIRY_MS) kept.push(m);
+      else if (m.inWindow) this.ctx.rec.count('unmatched');
+    }
+    this.measures = kept;
+  }
+
+  stopActing(): void {
+    for (const bot of this.bots) bot.stop();
+  }
+
+  close(): void {
+    for (const bot of this.bots) {
+      bot.stop();
+      bot.seat.close();
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestSystem } from '../../../e2e/src/system';
+import { parseArgs } from '../src/args';
+import { runLoadTest } from '../src/run';
+
+/**
+ * The tool against the real services (every one a process, as `npm start` runs them): 5 tables
+ * playing and 5 tables idle (every turn played by its 2 s deadline) at once for 10 s, and 2
+ * tables of sockets only.
+ */
+describe('loadtest against a running system', () => {
+  let system: TestSystem;
+  let dir: string;
+
+  beforeAll(async () => {
+    system = await TestSystem.start('loadtest', { turnMs: 2000, breakMs: 3000, shards: 4 });
+    dir = mkdtempSync(join(tmpdir(), 'loadtest-it-'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('plays, idles and holds sockets; measures; writes both reports', async () => {
+    const url = system.httpUrl;
+    const common = ['--url', url, '--tables', '5', '--ramp', '2s', '--duration', '10s', '--quiet'];
+    const metrics = ['--metrics', `gateway=${url}/metrics`, '--metrics-interval', '1s'];
+    const [play, idle, held] = await Promise.all([
+      runLoadTest(parseArgs([...common, '--think', '50-250ms', '--out', join(dir, 'play'), ...metrics])!),
+      runLoadTest(parseArgs([...common, '--mode', 'idle', '--out', join(dir, 'idle')])!),
+      runLoadTest(
+        parseArgs([
+          ...['--url', url, '--tables', '2', '--ramp', '0', '--duration', '3s', '--quiet'],
+          ...['--sockets-only', '--out', join(dir, 'held'), ...metrics],
+        ])!,
+      ),
+    ]);
+
+    const p = play.report;
+    expect(p.tables).toMatchObject({ requested: 5, opened: 5, failed: 0 });
+    expect(p.totals.actions).toBeGreaterThan(0);
+    expect(p.latencyMs.actionToOwnView.count).toBeGreaterThan(0);
+    expect(p.latencyMs.actionToAllViews.count).toBeGreaterThan(0);
+    expect(p.latencyMs.connect.count).toBe(20);
+    expect(p.errors).toEqual({});
+    expect(p.disconnects.total).toBe(0);
+    expect(p.timeSeries.some((s) => s.actions > 0 && s.allP99 !== null)).toBe(true);
+    expect(p.services.series[0]!.samples.some((s) => s.rssBytes !== null && s.cpu !== null)).toBe(true);
+
+    const i = idle.report;
+    expect(i.totals.actions).toBe(0);
+    expect(i.latencyMs.deadlineLateness.count).toBeGreaterThan(0);
+    expect(i.latencyMs.deadlineLateness.p50!).toBeLessThan(2000);
+    expect(i.totals.deadlineMoves).toBe(i.latencyMs.deadlineLateness.count);
+    expect(i.errors).toEqual({});
+
+    const h = held.report;
+    expect(h.socketsOnly).toMatchObject({ sockets: 8, gateway: 'gateway' });
+    expect(h.socketsOnly!.gatewayRssBeforeBytes).toBeGreaterThan(0);
+    expect(h.totals.actions).toBe(0);
+    expect(h.errors).toEqual({});
+
+    for (const run of [play, idle, held]) {
+      expect(existsSync(run.files.json)).toBe(true);
+      expect(readFileSync(run.files.html, 'utf8')).toContain('<svg ');
+    }
+  }, 120_000);
+});

@@ -1,0 +1,45 @@
+import { useEffect, useState } from 'react';
+import { useRoute, useSession } from './hooks';
+import { useI18n } from './i18n';
+import { Header } from './components/Header';
+import { Lobby } from './components/Lobby';
+import { RulesDialog } from './components/RulesDialog';
+import { TableScreen } from './components/TableScreen';
+import { ConnectionBanner } from './components/ConnectionBanner';
+import type { RuleVariant } from './rules/texts';
+
+const RULE_VARIANTS: readonly RuleVariant[] = ['partnership', 'draw', 'five-tile'];
+
+/** `/?rules=draw` opens the rules of that game (the gateway serves `/` for any query). */
+function rulesFromQuery(): RuleVariant | null {
+  const value = new URLSearchParams(location.search).get('rules');
+  return RULE_VARIANTS.find((v) => v === value) ?? null;
+}
+
+export function App() {
+  const route = useRoute();
+  const [state, session] = useSession();
+  const [rules, setRules] = useState<RuleVariant | null>(rulesFromQuery);
+
+  const { t } = useI18n();
+  const code = route.name === 'table' ? route.code : null;
+  useEffect(() => {
+    if (!state.view?.game) document.title = code ? `${t.tableOf(code)} · ${t.appName}` : t.appName;
+  }, [code, t, state.view?.game]);
+  useEffect(() => {
+    session.showTable(code);
+  }, [code, session]);
+
+  const tableVariant = state.view?.variant ?? 'partnership';
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        ↓
+      </a>
+      <Header onRules={() => setRules(route.name === 'table' ? tableVariant : 'partnership')} />
+      <ConnectionBanner />
+      {route.name === 'table' ? <TableScreen code={route.code} /> : <Lobby onRules={(v) => setRules(v)} />}
+      <RulesDialog open={rules !== null} initial={rules ?? 'partnership'} onClose={() => setRules(null)} />
+    </div>
+  );
+}

@@ -1,0 +1,363 @@
+import { useEffect, useRef, useState } from 'react';
+import type { TableView } from '@dominoes/protocol';
+import { tileName, useI18n, type Dict } from '../i18n';
+import { useSession } from '../hooks';
+import { Board } from '../board/Board';
+import { TileImage } from '../board/TileSvg';
+import {
+  canDraw,
+  canPass,
+  describeEntry,
+  endsText,
+  passEnds,
+  placeOf,
+  playableTiles,
+  seatName,
+  type Game,
+  type Place,
+} from '../game';
+import { Countdown } from './Countdown';
+import { Hand, type DragState } from './Hand';
+import { useAnnounce } from './LiveRegion';
+import { ResultPanel } from './ResultPanel';
+import { Seat } from './Seat';
+import { SidePanel } from './SidePanel';
+
+interface Choice {
+  readonly key: string;
+  readonly tile: readonly [number, number];
+  readonly ends: readonly string[];
+}
+
+/** What changed between two views, in words for the live region. */
+function announcements(t: Dict, view: TableView, before: TableView | null): string[] {
+  const game = view.game;
+  const old = before?.game ?? null;
+  if (!game) return [];
+  const out: string[] = [];
+  const me = view.you.seat;
+  const sameRound =
+    old !== null && old.roundNumber === game.roundNumber && before?.matchNumber === view.matchNumber;
+  if (!sameRound && game.phase === 'playing') out.push(t.annRoundStart(game.roundNumber));
+  const from = sameRound && old ? old.log.length : game.log.length;
+  const ends = passEnds(game);
+  for (let i = from; i < game.log.length; i++) {
+    const entry = game.log[i];
+    if (!entry) continue;
+    if (entry.seat === me && entry.by === 'player') continue;
+    const name = seatName(t, view, entry.seat);
+    const what =
+      entry.type === 'pass'
+        ? t.annPass(name, endsText(t, ends.get(i) ?? []))
+        : entry.type === 'play'
+          ? t.annPlay(name, tileName(t, entry.tile))
+          : t.annDraw(name);
+    out.push(entry.by === 'deadline' ? t.annByTable(what) : what);
+  }
+  if (game.roundResult && !(sameRound && old?.roundResult)) {
+    out.push(game.phase === 'over' ? t.matchOver : t.roundOver(game.roundNumber));
+  }
+  const turnChanged = !sameRound || old?.turn !== game.turn || (old?.log.length ?? 0) !== game.log.length;
+  if (game.phase === 'playing' && game.turn !== null && turnChanged) {
+    out.push(game.turn === me ? t.annYourTurn : t.annTurn(seatName(t, view, game.turn)));
+  }
+  return out;
+}
+
+function endLabelOf(game: Game) {
+  const order = game.board.ends.map((e) => e.id);
+  return (id: string) => String(order.indexOf(id) + 1);
+}
+
+function endChoiceText(t: Dict, game: Game, id: string): string {
+  const end = game.board.ends.find((e) => e.id === id);
+  const value = end?.value ?? 0;
+  const n = game.board.ends.findIndex((e) => e.id === id) + 1;
+  if (id === 'left') return t.endLeft(value);
+  if (id === 'right') return t.endRight(value);
+  return t.endN(n, value);
+}
+
+export function GameTable({ view, version }: { view: TableView; version: number }) {
+  const { t } = useI18n();
+  const [state, session] = useSession();
+  const announce = useAnnounce();
+  const game = view.game as Game;
+  const me = view.you.seat;
+  const [choice, setChoice] = useState<Choice | null>(null);
+  const [drag, setDrag] = useState<DragState | null>(null);
+  const [collapsed, setCollapsed] = useState(false);
+  const [focusRequest, setFocusRequest] = useState(0);
+  const previous = useRef<TableView | null>(null);
+  const choiceRef = useRef<HTMLDivElement>(null);
+
+  const playable = playableTiles(game);
+  const myTurn = game.phase === 'playing' && game.turn === me;
+  const busy = state.pending || state.status !== 'online';
+  const passable = canPass(game);
+  const drawable = canDraw(game);
+  const boneyardGame = view.variant !== 'partnership';
+  const endLabel = endLabelOf(game);
+
+  // Speak what changed; forget a choice the view no longer allows.
+  useEffect(() => {
+    for (const text of announcements(t, view, previous.current)) announce(text);
+    previous.current = view;
+    setChoice((c) => {
+      if (!c) return c;
+      const still = playableTiles(view.game).get(c.key);
+      return still && still.ends.length > 1 ? c : null;
+    });
+    // `t` is left out on purpose: switching the language must not repeat the announcements.
+  }, [view, announce]);
+
+  // The tab's title says when it is your turn (for a player looking at another tab).
+  useEffect(() => {
+    document.title = myTurn ? `● ${t.yourTurn} · ${t.appName}` : `${t.tableOf(view.tableId)} · ${t.appName}`;
+    return () => {
+      document.title = t.appName;
+    };
+  }, [myTurn, t, view.tableId]);
+
+  useEffect(() => {
+    if (game.phase === 'playing') setCollapsed(false);
+  }, [game.phase, game.roundNumber]);
+
+  useEffect(() => {
+    if (choice) choiceRef.current?.querySelector('button')?.focus();
+  }, [choice]);
+
+  const play = async (tile: readonly [number, number], end: string | undefined) => {
+    setChoice(null);
+    const ok = await session.play(tile, end);
+    if (ok) setFocusRequest((n) => n + 1);
+  };
+
+  const activate = (key: string) => {
+    const p = playable.get(key);
+    if (!p || busy) return;
+    if (p.ends.length > 1) setChoice({ key, tile: p.tile, ends: p.ends });
+    else void play(p.tile, p.ends[0]);
+  };
+
+  const drop = (key: string, end: string | null) => {
+    const p = playable.get(key);
+    if (!p || busy) return;
+    if (end !== null && p.ends.includes(end)) void play(p.tile, end);
+    else activate(key);
+  };
+
+  const cancelChoice = () => {
+    setChoice(null);
+    setFocusRequest((n) => n + 1);
+  };
+
+  const others = Array.from({ length: view.seatCount }, (_, s) => s).filter((s) => s !== me);
+  const placeOfSeat = new Map<number, Place>(others.map((s) => [s, placeOf(s, me, view.seatCount)]));
+  const seatAt = (place: Place) => others.find((s) => placeOfSeat.get(s) === place);
+  const dragEnds = drag ? (playable.get(drag.key)?.ends ?? []) : [];
+  const markerEnds = choice ? choice.ends : dragEnds;
+  const showResult = game.roundResult !== null && game.phase !== 'playing';
+  const clock = view.clock;
+  const turnName = seatName(t, view, game.turn);
+  const mySide = game.sideOfSeat[me] ?? me;
+  const myInfo = view.seats[me];
+
+  let status: React.ReactNode = null;
+  if (game.phase === 'playing' && game.turn !== null) {
+    status = (
+      <>
+        <span className={myTurn ? 'turn-text mine' : 'turn-text'} data-testid="turn-text">
+          {myTurn ? t.yourTurn : t.turnOf(turnName)}
+        </span>
+        {clock?.kind === 'turn' && (
+          <Countdown deadline={clock.deadline} label={myTurn ? t.yourTurn : t.turnOf(turnName)} />
+        )}
+      </>
+    );
+  } else if (clock?.kind === 'break') {
+    status = <span className="turn-text">{t.roundOver(game.roundNumber)}</span>;
+  }
+  const lastIndex = game.log.length - 1;
+  const lastEntry = game.log[lastIndex];
+  const lastText = lastEntry ? describeEntry(t, view, lastEntry, passEnds(game).get(lastIndex)) : null;
+
+  return (
+    <main
+      className={`game${showResult ? ' with-result' : ''}${state.status === 'online' ? '' : ' stale'}`}
+      id="main"
+      data-testid="game"
+      data-version={version}
+      data-seat={me}
+      data-phase={game.phase}
+      data-round={game.roundNumber}
+      data-turn={game.turn ?? ''}
+    >
+      <div className="table-column">
+        {showResult && (
+          <div className={collapsed ? 'result-layer collapsed' : 'result-layer'}>
+            <ResultPanel
+              view={view}
+              game={game}
+              collapsed={collapsed}
+              onToggle={() => setCollapsed((c) => !c)}
+            />
+          </div>
+        )}
+        <div className={`play-area seats-${view.seatCount}`} dir="ltr">
+          {(['top', 'left', 'right'] as const).map((place) => {
+            const seat = seatAt(place);
+            return seat === undefined ? (
+              <div key={place} className={`seat-slot place-${place}`} />
+            ) : (
+              <div key={place} className={`seat-slot place-${place}`}>
+                <Seat view={view} game={game} seat={seat} place={place} />
+              </div>
+            );
+          })}
+          <div className="board-slot">
+            <Board
+              game={game}
+              choosableEnds={markerEnds}
+              endLabel={endLabel}
+              onChooseEnd={(id) => choice && void play(choice.tile, id)}
+              hoverEnd={drag?.overEnd ?? null}
+              emptyText={
+                game.phase !== 'playing' || game.turn === null
+                  ? undefined
+                  : myTurn
+                    ? t.youOpen
+                    : t.waitingForOpener(turnName)
+              }
+            />
+          </div>
+        </div>
+
+        <div className="status-bar" data-testid="status">
+          <div className="status-main">{status}</div>
+          {lastText && (
+            <div className={`last-move by-${lastEntry?.by}`} data-testid="last-move">
+              {lastEntry?.by === 'deadline' && <span aria-hidden="true">⏱ </span>}
+              {lastText}
+              {lastEntry?.by === 'deadline' && <span className="by-table"> · {t.byTable}</span>}
+            </div>
+          )}
+          {boneyardGame && game.phase === 'playing' && (
+            <span className="boneyard">{t.boneyard(game.stockCount)}</span>
+          )}
+        </div>
+
+        <section
+          className={`my-area side-${view.variant === 'partnership' ? mySide : me}${myTurn ? ' turn' : ''}`}
+          aria-label={t.yourHand}
+        >
+          <div className="my-head">
+            <span className="me-name">
+              <span
+                className={myInfo?.connected && state.status === 'online' ? 'dot on' : 'dot off'}
+                aria-hidden="true"
+              />
+              {seatName(t, view, me)} ({t.you})
+              {view.hostSeat === me && <span className="badge host">★ {t.host}</span>}
+              {view.variant === 'partnership' && (
+                <span className={`team-tag team-${mySide}`}>{t.team(mySide)}</span>
+              )}
+            </span>
+            <div className="controls">
+              {boneyardGame && (
+                <button
+                  type="button"
+                  data-testid="draw"
+                  disabled={!drawable || busy}
+                  onClick={() => void session.draw()}
+                >
+                  {t.draw}
+                </button>
+              )}
+              <button
+                type="button"
+                data-testid="pass"
+                disabled={!passable || busy}
+                onClick={() => void session.pass()}
+              >
+                {t.pass}
+              </button>
+              <button
+                type="button"
+                role="switch"
+                className="switch"
+                aria-checked={view.you.autoPass}
+                aria-describedby="autopass-hint"
+                data-testid="autopass"
+                disabled={state.status !== 'online'}
+                onClick={() => void session.autoPass(!view.you.autoPass)}
+              >
+                <span className="knob" aria-hidden="true" />
+                {t.autoPass}
+              </button>
+              <span id="autopass-hint" className="sr-only">
+                {t.autoPassHint}
+              </span>
+            </div>
+          </div>
+          {choice && (
+            <div
+              className="end-choice"
+              role="group"
+              aria-label={t.chooseEnd(tileName(t, choice.tile))}
+              ref={choiceRef}
+              data-testid="end-choice"
+              onKeyDown={(e) => {
+                if (e.key === 'Escape') {
+                  e.preventDefault();
+                  cancelChoice();
+                }
+              }}
+            >
+              <span className="choice-title">{t.chooseEnd(tileName(t, choice.tile))}</span>
+              {choice.ends.map((id) => (
+                <button
+                  key={id}
+                  type="button"
+                  className="primary"
+                  data-end={id}
+                  onClick={() => void play(choice.tile, id)}
+                >
+                  <span className="end-no" aria-hidden="true">
+                    {endLabel(id)}
+                  </span>
+                  {endChoiceText(t, game, id)}
+                </button>
+              ))}
+              <button type="button" className="ghost" onClick={cancelChoice}>
+                {t.cancel}
+              </button>
+            </div>
+          )}
+          <Hand
+            hand={game.hand}
+            playable={playable}
+            myTurn={myTurn}
+            busy={busy}
+            onActivate={activate}
+            onDrop={drop}
+            onDrag={setDrag}
+            choosing={choice?.key ?? null}
+            focusRequest={focusRequest}
+          />
+          {state.actionProblem && (
+            <p className="hint error" role="alert" data-testid="action-problem">
+              {t.errorText(state.actionProblem.code, state.actionProblem.message)}
+            </p>
+          )}
+        </section>
+      </div>
+      <SidePanel view={view} game={game} />
+      {drag && (
+        <div className="drag-ghost" style={{ left: drag.x, top: drag.y }} aria-hidden="true">
+          <TileImage tile={drag.tile} />
+        </div>
+      )}
+    </main>
+  );
+}

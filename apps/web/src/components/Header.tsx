@@ -1,0 +1,49 @@
+import { useI18n, LANGS, DICTS, type Lang } from '../i18n';
+import { navigate, useSession } from '../hooks';
+
+export function Header({ onRules }: { readonly onRules: () => void }) {
+  const { t, lang, setLang } = useI18n();
+  const [state] = useSession();
+  return (
+    <header className="app-header">
+      <a
+        href="/"
+        className="brand"
+        onClick={(e) => {
+          e.preventDefault();
+          // Leaving a match in play: the seat plays on by the clock (P16/P17) until the player returns.
+          if (state.view?.status === 'playing' && !window.confirm(t.leaveConfirm)) return;
+          navigate('/');
+        }}
+      >
+        <svg viewBox="0 0 2 1" aria-hidden="true" className="brand-tile">
+          <rect x="0.04" y="0.04" width="1.92" height="0.92" rx="0.14" />
+          <line x1="1" x2="1" y1="0.16" y2="0.84" />
+          <circle cx="0.5" cy="0.5" r="0.1" />
+          <circle cx="1.26" cy="0.26" r="0.1" />
+          <circle cx="1.74" cy="0.74" r="0.1" />
+        </svg>
+        <span>{t.appName}</span>
+      </a>
+      <nav aria-label={t.mainNav} className="header-tools">
+        {state.identity && <span className="who">{t.playingAs(state.identity.name)}</span>}
+        <button type="button" className="ghost" onClick={onRules}>
+          {t.rules}
+        </button>
+        <label className="lang-switch">
+          <span className="sr-only">{t.language}</span>
+          <svg viewBox="0 0 24 24" aria-hidden="true" className="icon">
+            <path d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20Zm6.9 6h-3a15.7 15.7 0 0 0-1.4-3.9A8 8 0 0 1 18.9 8ZM12 4a13.6 13.6 0 0 1 1.9 4h-3.8A13.6 13.6 0 0 1 12 4ZM4.3 14a8.2 8.2 0 0 1 0-4h3.4a16.5 16.5 0 0 0 0 4Zm.8 2h3a15.7 15.7 0 0 0 1.4 3.9A8 8 0 0 1 5.1 16Zm3-8h-3a8 8 0 0 1 4.4-3.9A15.7 15.7 0 0 0 8.1 8ZM12 20a13.6 13.6 0 0 1-1.9-4h3.8A13.6 13.6 0 0 1 12 20Zm2.3-6H9.7a14.7 14.7 0 0 1 0-4h4.6a14.7 14.7 0 0 1 0 4Zm.3 5.9a15.7 15.7 0 0 0 1.4-3.9h3a8 8 0 0 1-4.4 3.9Zm1.7-5.9a16.5 16.5 0 0 0 0-4h3.4a8.2 8.2 0 0 1 0 4Z" />
+          </svg>
+          <select value={lang} onChange={(e) => setLang(e.target.value as Lang)} data-testid="lang">
+            {LANGS.map((l) => (
+              <option key={l} value={l} lang={l}>
+                {DICTS[l].langName}
+              </option>
+            ))}
+          </select>
+        </label>
+      </nav>
+    </header>
+  );
+}

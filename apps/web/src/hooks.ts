@@ -1,0 +1,76 @@
+import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
+import { TableCodeSchema } from '@dominoes/protocol';
+import type { Session, SessionState } from './session';
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): [SessionState, Session] {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionContext');
+  const state = useSyncExternalStore(session.subscribe, session.getState);
+  return [state, session];
+}
+
+/** The local time, refreshed every `everyMs` while the component is shown. */
+export function useNow(everyMs = 250): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
+
+/* ---------------- routes: "/" (lobby) and "/t/:code" (a table), both served by the gateway ---------------- */
+
+export type Route = { readonly name: 'lobby' } | { readonly name: 'table'; readonly code: string };
+
+export function parseRoute(pathname: string): Route {
+  const match = /^\/t\/([A-Za-z0-9]{6})\/?$/.exec(pathname);
+  return match ? { name: 'table', code: (match[1] as string).toUpperCase() } : { name: 'lobby' };
+}
+
+const routeListeners = new Set<() => void>();
+window.addEventListener('popstate', () => routeListeners.forEach((l) => l()));
+
+export function navigate(path: string): void {
+  if (path !== location.pathname + location.search) history.pushState(null, '', path);
+  routeListeners.forEach((l) => l());
+}
+
+export function useRoute(): Route {
+  const path = useSyncExternalStore(
+    (listener) => {
+      routeListeners.add(listener);
+      return () => routeListeners.delete(listener);
+    },
+    () => location.pathname,
+  );
+  return parseRoute(path);
+}
+
+/** A table code from what a player typed or pasted: "k7m2qx", "https://…/t/K7M2QX". */
+export function codeFrom(input: string): string | null {
+  const text = input.trim();
+  const fromLink = /\/t\/([A-Za-z0-9]{6})(?:[/?#]|$)/.exec(text);
+  const raw = (fromLink ? fromLink[1] : text)?.toUpperCase() ?? '';
+  return TableCodeSchema.safeParse(raw).success ? raw : null;
+}
+
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.style.position = 'fixed';
+    area.style.opacity = '0';
+    document.body.appendChild(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    return ok;
+  }
+}

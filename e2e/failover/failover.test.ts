@@ -1,0 +1,85 @@
+import { errorCodes, checkStored, playAll, seatTables } from '../src/tables';
+import { TestSystem } from '../src/system';
+
+const TABLES = Number(process.env.FAILOVER_TABLES ?? 200);
+
+async function ownedShards(system: TestSystem, instances: string[]): Promise<number> {
+  let total = 0;
+  for (const instance of instances) {
+    const text = await fetch(`http://127.0.0.1:${system.portOf(instance)}/metrics`).then((r) => r.text());
+    total += Number(/^dominoes_owned_shards (\d+)/m.exec(text)?.[1] ?? 0);
+  }
+  return total;
+}
+
+describe('several replicas of every service, and failures under load', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await TestSystem.start('failover', {
+      shards: 16,
+      replicas: { gateway: 2, 'table-service': 3, 'timer-service': 2 },
+    });
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it(`kill -9 one of 3 table-services while ${TABLES} tables play: its shards move within 5 s, clients see a pause and no error, every match finishes, and every stored log replays to the scores shown`, async () => {
+    const survivors = ['table-service', 'table-service#2'];
+    const tables = await seatTables(system, TABLES, 2);
+    playAll(tables, 600_000);
+    await new Promise((r) => setTimeout(r, 4000));
+    const killedAt = Date.now();
+    await system.kill('table-service#1');
+    let movedAfter = Infinity;
+    while (Date.now() - killedAt < 15_000) {
+      if ((await ownedShards(system, survivors)) === 16) {
+        movedAfter = Date.now() - killedAt;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(movedAfter).toBeLessThanOrEqual(5000);
+    await Promise.all(tables.map((t) => t.finished));
+    expect(errorCodes(tables)).toEqual({});
+    await checkStored(system, tables);
+  });
+
+  it('kill -9 one of 2 gateways: its clients reconnect to the other and carry on; a player on gateway A sees the table exactly as one on gateway B', async () => {
+    const tables = await seatTables(system, 20, 2);
+    playAll(tables, 300_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    await system.kill('gateway#1');
+    await Promise.all(tables.map((t) => t.finished));
+    const reconnects = tables.flatMap((t) => t.players).reduce((n, p) => n + p.reconnects, 0);
+    expect(reconnects).toBeGreaterThan(0);
+    await checkStored(system, tables);
+    await system.startService('gateway#1');
+  });
+});
+
+describe('timer-service failover', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await TestSystem.start('timerfail', { turnMs: 1000, replicas: { 'timer-service': 2 } });
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('kill -9 one of 2 timer-services while every turn is played by the clock: deadlines go on firing, each once', async () => {
+    const tables = await seatTables(system, 6, 1);
+    const logLength = () => tables.map((t) => t.players[0]!.view?.game?.log.length ?? 0);
+    await new Promise((r) => setTimeout(r, 3000));
+    await system.kill('timer-service#1');
+    const before = logLength();
+    await new Promise((r) => setTimeout(r, 6000));
+    const after = logLength();
+    // About one move a second per table goes on, with only the surviving timer.
+    after.forEach((n, i) => expect(n - before[i]!).toBeGreaterThanOrEqual(3));
+    for (const t of tables) {
+      const log = t.players[0]!.view!.game!.log;
+      expect(log.every((e) => e.by !== 'player')).toBe(true);
+    }
+  });
+});
