@@ -51,7 +51,8 @@ export function telemetryModeOf(env: NodeJS.ProcessEnv): { mode: TelemetryMode; 
   if (env.OTEL_TRACES_EXPORTER?.split(',').map((s) => s.trim())[0] === 'none') return { mode: 'off' };
   const endpoint =
     nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT);
-  return endpoint ? { mode: 'otlp', target: endpoint } : { mode: 'off' };
+  // The target is only logged: a user:password in the URL is not.
+  return endpoint ? { mode: 'otlp', target: endpoint.replace(/\/\/[^@/]*@/, '//***@') } : { mode: 'off' };
 }
 
 /** The span file of one service: the services of a test share the variable, each writes its own file. */
