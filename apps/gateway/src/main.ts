@@ -4,7 +4,7 @@ import {
   checkRedis,
   ConfigError,
   createLogger,
-  shutdownTelemetry,
+  exitGracefullyOnSignals,
   telemetryStatus,
 } from '@dominoes/platform';
 import { readGatewayConfig, type GatewayConfig } from './config';
@@ -31,30 +31,16 @@ async function main(): Promise<void> {
   }
   const gateway = await startGateway(config, { logger });
 
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, sockets: gateway.hub.size }, 'gateway stopping: telling sockets to reconnect');
-    const force = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, config.shutdownGraceMs);
-    force.unref();
-    gateway
-      .shutdown()
-      .then(() => shutdownTelemetry())
-      .then(() => {
-        logger.info('gateway stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  exitGracefullyOnSignals({
+    name: 'gateway',
+    logger,
+    graceMs: config.shutdownGraceMs,
+    starting: {
+      message: 'gateway stopping: telling sockets to reconnect',
+      fields: () => ({ sockets: gateway.hub.size }),
+    },
+    shutdown: () => gateway.shutdown(),
+  });
 }
 
 main().catch((error: unknown) => {

@@ -4,7 +4,7 @@ import {
   checkRedis,
   ConfigError,
   createLogger,
-  shutdownTelemetry,
+  exitGracefullyOnSignals,
   telemetryStatus,
 } from '@dominoes/platform';
 import { readTimerConfig, type TimerConfig } from './config';
@@ -30,30 +30,13 @@ async function main(): Promise<void> {
   }
   const timer = await startTimerService(config, { logger });
 
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'timer-service stopping: finishing the jobs in hand');
-    const force = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, config.shutdownGraceMs);
-    force.unref();
-    timer
-      .shutdown()
-      .then(() => shutdownTelemetry())
-      .then(() => {
-        logger.info('timer-service stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  exitGracefullyOnSignals({
+    name: 'timer-service',
+    logger,
+    graceMs: config.shutdownGraceMs,
+    starting: { message: 'timer-service stopping: finishing the jobs in hand' },
+    shutdown: () => timer.shutdown(),
+  });
 }
 
 main().catch((error: unknown) => {

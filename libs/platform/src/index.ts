@@ -9,3 +9,4 @@ export * from './deadlines';
 export * from './transport/sharded-streams.client';
 export * from './nest-logger';
 export * from './telemetry';
+export * from './shutdown';
