@@ -84,7 +84,10 @@ async function main() {
     })),
   );
   for (const { name, label, port } of instances) {
-    const child = spawn(process.execPath, [join(root, 'apps', name, 'dist/main.js')], {
+    // SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+    // (node refuses --cpu-prof in NODE_OPTIONS). docs/performance.md shows how it is used.
+    const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps', name, 'dist/main.js')], {
       env: { LOG_PRETTY: '1', ...process.env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

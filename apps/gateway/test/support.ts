@@ -6,6 +6,7 @@ import {
   redisNames,
   type IntentEnvelope,
   type IntentReply,
+  encodeSeatEvent,
   type SeatEvent,
   type TableView,
 } from '@dominoes/protocol';
@@ -136,7 +137,7 @@ export class FakeTableService {
   publishSeatEvent(prefix: string, event: SeatEvent): Promise<number> {
     return this.publisher.publish(
       redisNames(prefix).seatChannel(event.tableId, event.seat),
-      JSON.stringify(event),
+      encodeSeatEvent(event),
     );
   }
 

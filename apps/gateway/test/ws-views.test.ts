@@ -4,6 +4,7 @@ import {
   ProtocolError,
   redisNames,
   type IntentEnvelope,
+  encodeSeatEvent,
   type SeatEvent,
   type SocketLike,
   type TableView,
@@ -162,11 +163,14 @@ it('views go only to the sockets bound to their seat', async () => {
   expect(seen.bruno.map((v) => [v.view.you.seat, v.version])).toEqual([[1, 10]]);
   expect(seen.caio).toEqual([]);
 
-  // Dropped: not JSON, not a SeatEvent, a seat-1 event on seat 0's channel, a view made for
+  // Dropped: not JSON, not a SeatEvent, a seat-1 event on seat 0's channel, a header without a
+  // player or cause, a header that is not JSON, a view made for
   // another player, an older version. Then a newer one arrives.
   await fake.publishRaw(seat0, 'not json');
   await fake.publishRaw(seat0, JSON.stringify({ tableId: TABLE }));
-  await fake.publishRaw(seat0, JSON.stringify(event(TABLE, 1, brunoId, 11)));
+  await fake.publishRaw(seat0, encodeSeatEvent(event(TABLE, 1, brunoId, 11)));
+  await fake.publishRaw(seat0, `${JSON.stringify({ tableId: TABLE, seat: 0, version: 11 })}\n{}`);
+  await fake.publishRaw(seat0, 'not json\n{}');
   await fake.publishSeatEvent(prefix, { ...event(TABLE, 0, brunoId, 12) });
   await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 9));
   await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 13));

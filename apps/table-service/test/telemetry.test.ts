@@ -12,7 +12,7 @@ import {
 } from '@dominoes/platform';
 import {
   redisNames,
-  SeatEventSchema,
+  parseSeatEvent,
   type IntentEnvelope,
   type SeatEvent,
   type TableIntent,
@@ -61,7 +61,7 @@ describe('table-service tracing: the views and the deadline an intent causes car
     redis = createRedis(stores.redisUrl, 'telemetry-test');
     subscriber = createRedis(stores.redisUrl, 'telemetry-test-views');
     subscriber.on('pmessage', (_p: string, _c: string, message: string) =>
-      events.push(SeatEventSchema.parse(JSON.parse(message))),
+      events.push(parseSeatEvent(message)),
     );
     await subscriber.psubscribe(`${stores.redisPrefix}:table:TRACED:seat:*`);
   });

@@ -66,6 +66,72 @@ export const SeatEventSchema = z.object({
 });
 export type SeatEvent = z.infer<typeof SeatEventSchema>;
 
+/**
+ * What the gateway needs of a seat event to route it: everything but the view. On the wire a seat
+ * event is this header as one JSON line, a newline, then the view as JSON (`encodeSeatEvent`), so
+ * that the gateway checks the small header and passes the view's text on to the sockets without
+ * parsing, checking and writing it out again (docs/performance.md: that was half the gateway's CPU).
+ */
+export const SeatEventHeaderSchema = z.object({
+  tableId: z.string(),
+  seat: z.number().int(),
+  version: z.number().int(),
+  /** The player the view was made for (`view.you.playerId`). */
+  playerId: z.string().nullable(),
+  cause: SeatEventSchema.shape.cause,
+  traceparent: z.string().optional(),
+});
+export type SeatEventHeader = z.infer<typeof SeatEventHeaderSchema>;
+
+/** A seat event as published: header line, newline, view JSON. */
+export function encodeSeatEvent(event: SeatEvent): string {
+  if (event.view.you.seat !== event.seat)
+    throw new Error(`a view of seat ${event.view.you.seat} cannot be published for seat ${event.seat}`);
+  const header: SeatEventHeader = {
+    tableId: event.tableId,
+    seat: event.seat,
+    version: event.version,
+    playerId: event.view.you.playerId,
+    cause: event.cause,
+    ...(event.traceparent ? { traceparent: event.traceparent } : {}),
+  };
+  // JSON.stringify escapes every newline inside strings, so the first '\n' ends the header.
+  return `${JSON.stringify(header)}\n${JSON.stringify(event.view)}`;
+}
+
+export type DecodedSeatEvent =
+  { ok: true; header: SeatEventHeader; viewJson: string } | { ok: false; reason: string };
+
+/**
+ * The gateway's side: checks the header; the view stays text. The view's shape is the
+ * table-service's promise (it is built by `libs/rules` and checked against `TableViewSchema` in
+ * the tests); `parseSeatEvent` checks all of it where the cost does not matter.
+ */
+export function decodeSeatEventHeader(message: string): DecodedSeatEvent {
+  const newline = message.indexOf('\n');
+  if (newline < 0) return { ok: false, reason: 'no header line' };
+  let json: unknown;
+  try {
+    json = JSON.parse(message.slice(0, newline));
+  } catch {
+    return { ok: false, reason: 'the header is not JSON' };
+  }
+  const header = SeatEventHeaderSchema.safeParse(json);
+  if (!header.success) return { ok: false, reason: header.error.issues[0]?.message ?? 'bad header' };
+  const viewJson = message.slice(newline + 1);
+  if (!viewJson.startsWith('{') || !viewJson.endsWith('}'))
+    return { ok: false, reason: 'the view is not a JSON object' };
+  return { ok: true, header: header.data, viewJson };
+}
+
+/** The whole event, view checked too (tests, tools). Throws on anything malformed. */
+export function parseSeatEvent(message: string): SeatEvent {
+  const decoded = decodeSeatEventHeader(message);
+  if (!decoded.ok) throw new Error(`not a seat event: ${decoded.reason}`);
+  const { playerId: _playerId, ...rest } = decoded.header;
+  return SeatEventSchema.parse({ ...rest, view: JSON.parse(decoded.viewJson) });
+}
+
 /** A BullMQ job of the "deadlines" queue: one per table, replaced at every change. */
 export const DeadlineJobSchema = z.object({
   tableId: z.string(),

@@ -78,6 +78,14 @@ export const ServerMessageSchemas = {
 } as const;
 
 export type ServerMessageType = keyof typeof ServerMessageSchemas;
+
+/**
+ * A `view` frame's text around a view that is already JSON (the seat event's view, passed through
+ * by the gateway): the same text as `JSON.stringify` of the frame object, keys in schema order.
+ */
+export function viewFrameText(version: number, serverTime: number, viewJson: string): string {
+  return `{"type":"view","version":${version},"serverTime":${serverTime},"view":${viewJson}}`;
+}
 export type ServerMessage = {
   [K in ServerMessageType]: z.infer<(typeof ServerMessageSchemas)[K]>;
 }[ServerMessageType];

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './errors';
-import { IntentEnvelopeSchema, IntentReplySchema, SeatEventSchema, DeadlineJobSchema } from './internal';
+import {
+  IntentEnvelopeSchema,
+  IntentReplySchema,
+  SeatEventHeaderSchema,
+  DeadlineJobSchema,
+} from './internal';
 import {
   ClientMessageSchemas,
   CreateTableRequestSchema,
@@ -60,7 +65,8 @@ export function renderProtocolDoc(): string {
     section('Between services (Redis)', {
       'intent (stream <prefix>:intents:<shard>)': IntentEnvelopeSchema,
       'reply (channel <prefix>:replies:<gateway>)': IntentReplySchema,
-      'seat view (channel <prefix>:table:<id>:seat:<n>)': SeatEventSchema,
+      "seat view (channel <prefix>:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
+        SeatEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
     }),
   ].join('\n');

@@ -1,4 +1,9 @@
-import { SeatEventSchema, type RedisNames, type SeatEvent } from '@dominoes/protocol';
+import {
+  decodeSeatEventHeader,
+  viewFrameText,
+  type RedisNames,
+  type SeatEventHeader,
+} from '@dominoes/protocol';
 import { SpanKind, withRemoteParent, type Clock, type Logger, type Redis } from '@dominoes/platform';
 import type { GatewayMetrics } from '../metrics';
 import type { Connection } from './connection';
@@ -73,50 +78,43 @@ export class SeatRouter {
   private deliver(channel: string, message: string): void {
     const conns = this.bound.get(channel);
     if (!conns || conns.size === 0) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(message);
-    } catch {
-      this.logger.warn({ channel }, 'dropped a seat event that is not JSON');
+    const decoded = decodeSeatEventHeader(message);
+    if (!decoded.ok) {
+      this.logger.warn({ channel, reason: decoded.reason }, 'dropped an invalid seat event');
       return;
     }
-    const parsed = SeatEventSchema.safeParse(json);
-    if (!parsed.success) {
-      this.logger.warn({ channel, issues: parsed.error.issues.slice(0, 3) }, 'dropped an invalid seat event');
-      return;
-    }
-    const event = parsed.data;
+    const { header, viewJson } = decoded;
     // The channel names the seat; an event that says otherwise is not delivered.
-    if (this.names.seatChannel(event.tableId, event.seat) !== channel || event.view.you.seat !== event.seat) {
+    if (this.names.seatChannel(header.tableId, header.seat) !== channel) {
       this.logger.warn(
-        { channel, tableId: event.tableId, seat: event.seat },
+        { channel, tableId: header.tableId, seat: header.seat },
         'dropped a seat event published on the wrong channel',
       );
       return;
     }
     // The end of an intent's trace: its views going out (a child of the table-service's span).
-    if (event.traceparent)
-      withRemoteParent(event.traceparent, 'ws.view', () => this.send(conns, channel, event), {
+    if (header.traceparent)
+      withRemoteParent(header.traceparent, 'ws.view', () => this.send(conns, channel, header, viewJson), {
         kind: SpanKind.CONSUMER,
-        attributes: { 'dominoes.table': event.tableId, 'dominoes.seat': event.seat },
+        attributes: { 'dominoes.table': header.tableId, 'dominoes.seat': header.seat },
       });
-    else this.send(conns, channel, event);
+    else this.send(conns, channel, header, viewJson);
   }
 
-  private send(conns: Set<Connection>, channel: string, event: SeatEvent): void {
-    const serverTime = this.clock.now();
-    const frame = JSON.stringify({ type: 'view', version: event.version, serverTime, view: event.view });
+  private send(conns: Set<Connection>, channel: string, header: SeatEventHeader, viewJson: string): void {
+    let frame: string | null = null;
     for (const conn of conns) {
       const binding = conn.binding;
       if (!binding || binding.channel !== channel) continue;
       // The seat may have changed hands (freed before the start, taken by someone else): a view
       // goes only to the sockets of the player it was made for.
-      if (conn.player === null || conn.player.id !== event.view.you.playerId) continue;
-      if (event.version < conn.lastVersion) continue;
-      conn.lastVersion = event.version;
+      if (conn.player === null || conn.player.id !== header.playerId) continue;
+      if (header.version < conn.lastVersion) continue;
+      conn.lastVersion = header.version;
+      frame ??= viewFrameText(header.version, this.clock.now(), viewJson);
       conn.sendText(frame);
-      if (event.cause)
-        this.metrics.actionToView.observe(Math.max(0, this.clock.now() - event.cause.sentAt) / 1000);
+      if (header.cause)
+        this.metrics.actionToView.observe(Math.max(0, this.clock.now() - header.cause.sentAt) / 1000);
     }
   }
 }

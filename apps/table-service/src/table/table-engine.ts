@@ -7,7 +7,13 @@ import {
   type Redis,
 } from '@dominoes/platform';
 import { createRng, type Durations } from '@dominoes/rules';
-import type { IntentEnvelope, IntentReply, RedisNames, SeatEvent } from '@dominoes/protocol';
+import {
+  encodeSeatEvent,
+  type IntentEnvelope,
+  type IntentReply,
+  type RedisNames,
+  type SeatEvent,
+} from '@dominoes/protocol';
 import { decide, openTable } from './table-policy';
 import { DuplicateIntentError, StaleWriteError, type TableStore } from './table-store';
 import { seatOfPlayer, type Deadline, type TableState } from './table-state';
@@ -195,7 +201,7 @@ export class TableEngine {
         cause,
         ...(traceparent ? { traceparent } : {}),
       };
-      pipeline.publish(this.deps.names.seatChannel(table.id, seat), JSON.stringify(event));
+      pipeline.publish(this.deps.names.seatChannel(table.id, seat), encodeSeatEvent(event));
     }
     await pipeline.exec();
   }
