@@ -4,7 +4,8 @@
  *
  *   npx tsx apps/loadtest/scripts/test-system.ts [--turn-ms 45000] [--break-ms 30000] [--shards 16]
  *
- * Prints one JSON line: the gateway URL and the three /metrics URLs, ready for --url and --metrics.
+ * Prints one JSON line: the gateway URL, the three /metrics URLs, the system's own database and its
+ * Redis, ready for --url, --metrics, --database-url and --redis-url.
  * Run `npm run build` first (the services start from their dist/).
  */
 import { TestSystem } from '../../../e2e/src/system';
@@ -26,7 +27,14 @@ async function main(): Promise<void> {
   const metrics = ['gateway', 'table-service', 'timer-service']
     .map((name) => `${name}=http://127.0.0.1:${ports.get(name)}/metrics`)
     .join(',');
-  process.stdout.write(`${JSON.stringify({ url: system.httpUrl, metrics })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      url: system.httpUrl,
+      metrics,
+      databaseUrl: system.stores.databaseUrl,
+      redisUrl: system.stores.redisUrl,
+    })}\n`,
+  );
   const stop = () => {
     void system.stop().then(() => process.exit(0));
   };

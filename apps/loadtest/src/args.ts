@@ -37,6 +37,12 @@ export interface LoadConfig {
   readonly replyTimeoutMs: number;
   /** No progress line (tests). */
   readonly quiet: boolean;
+  /** Redis to read INFO from at the window's start and end (the cost per action), or null. */
+  readonly redisUrl: string | null;
+  /** Postgres database to read pg_stat_database / pg_stat_wal from (the cost per action), or null. */
+  readonly databaseUrl: string | null;
+  /** Sum the CPU time of local processes by group from /proc (Linux) at the window's start and end. */
+  readonly localProcs: boolean;
 }
 
 export class ArgError extends Error {
@@ -63,6 +69,12 @@ export const USAGE = `Usage: npm run loadtest -- [options]
   --seed S             seed of the moves and think times (default 1)
   --reply-timeout T    how long an intent may wait for its ack (default 10s)
   --quiet              no progress line
+  --redis-url URL      read this Redis's INFO (commandstats, stats, cpu) at the window's start
+                       and end: Redis commands, bytes and CPU per action
+  --database-url URL   read pg_stat_database (and pg_stat_wal) of this Postgres database at the
+                       window's start and end: commits, rows written, WAL bytes per action
+  --local-procs        (Linux) CPU time per action of local processes from /proc: postgres,
+                       redis-server, gateway, table-service, timer-service, and this tool
   --help               this text
 
 Times: 500ms, 30s, 5m, 1h, 1m30s, or a plain number of seconds.`;
@@ -116,6 +128,32 @@ function parseUrl(text: string, flag: string): string {
   return text.replace(/\/+$/, '');
 }
 
+/** A redis:// or rediss:// URL, or a postgres:// or postgresql:// one. */
+function parseStoreUrl(text: string, flag: string, protocols: readonly string[]): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ArgError(`${flag} must be a ${protocols.join(' or ')}// URL; got "${text}".`);
+  }
+  if (!protocols.includes(url.protocol))
+    throw new ArgError(`${flag} must be a ${protocols.join(' or ')}// URL; got "${text}".`);
+  return text;
+}
+
+/** The URL without its password, for the report and the log. */
+export function redactUrl(text: string | null): string | null {
+  if (text === null) return null;
+  try {
+    const url = new URL(text);
+    if (url.password === '') return text;
+    url.password = '***';
+    return url.toString();
+  } catch {
+    return text;
+  }
+}
+
 export function parseMetrics(text: string): MetricsTarget[] {
   return text
     .split(',')
@@ -134,10 +172,10 @@ export function parseMetrics(text: string): MetricsTarget[] {
 }
 
 const VARIANTS: readonly Variant[] = ['partnership', 'draw', 'five-tile'];
-const FLAGS = new Set(['sockets-only', 'quiet', 'help']);
+const FLAGS = new Set(['sockets-only', 'quiet', 'help', 'local-procs']);
 
 /** Parses argv (without node and the script); returns null when --help was asked for. */
-export function parseArgs(argv: readonly string[]): LoadConfig | null {
+export function parseArgs(argv: readonly string[], platform: string = process.platform): LoadConfig | null {
   const values = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -196,6 +234,11 @@ export function parseArgs(argv: readonly string[]): LoadConfig | null {
   if (replyTimeoutMs < 100) throw new ArgError('--reply-timeout must be at least 100ms.');
   const durationMs = parseDuration(values.get('duration') ?? '5m', '--duration');
   if (durationMs < 1000) throw new ArgError('--duration must be at least 1s.');
+  const redisUrl = values.get('redis-url');
+  const databaseUrl = values.get('database-url');
+  const localProcs = flag('local-procs');
+  if (localProcs && platform !== 'linux')
+    throw new ArgError(`--local-procs reads /proc: Linux only (this is ${platform}).`);
 
   return {
     url: parseUrl(values.get('url') ?? 'http://localhost:8080', '--url'),
@@ -214,6 +257,12 @@ export function parseArgs(argv: readonly string[]): LoadConfig | null {
     seed: values.get('seed') ?? '1',
     replyTimeoutMs,
     quiet: flag('quiet'),
+    redisUrl: redisUrl === undefined ? null : parseStoreUrl(redisUrl, '--redis-url', ['redis:', 'rediss:']),
+    databaseUrl:
+      databaseUrl === undefined
+        ? null
+        : parseStoreUrl(databaseUrl, '--database-url', ['postgres:', 'postgresql:']),
+    localProcs,
   };
 }
 
@@ -235,6 +284,9 @@ const KNOWN = new Set([
   'reply-timeout',
   'quiet',
   'help',
+  'redis-url',
+  'database-url',
+  'local-procs',
 ]);
 
 /** The gateway's WebSocket URL: http → ws, https → wss, plus /ws. */

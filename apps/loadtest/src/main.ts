@@ -56,6 +56,8 @@ async function main(): Promise<number> {
     errors: report.errors,
     disconnects: report.disconnects.total,
     matchesFinished: report.matchesFinished,
+    /** CPU ms per stored action by process group (report.json → cost.perAction.cpuMs). */
+    cpuMsPerAction: report.cost.perAction.cpuMs,
     ...(report.socketsOnly ? { socketsOnly: report.socketsOnly } : {}),
     warnings: report.warnings,
   };

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadConfig } from './args';
+import { cpuRows, type CostReport } from './cost';
 import type { ServiceSeries } from './service-metrics';
 import type { Bucket, Counters, LatencySummary, SecondPoint } from './stats';
 import { escapeXml, formatMs, formatNumber, histogramChart, lineChart, type LineSeries } from './svg';
@@ -94,6 +95,8 @@ export interface Report {
     readonly eventLoopDelayP99Ms: number | null;
     readonly eventLoopDelayMaxMs: number | null;
   };
+  /** The measured cost of one action in each process (--redis-url, --database-url, --local-procs, --metrics). */
+  readonly cost: CostReport;
   readonly warnings: string[];
 }
 
@@ -165,6 +168,71 @@ function countsTable(title: string, counts: Record<string, number>): string {
     rows.map(([k, v]) => `<tr><th>${escapeXml(k)}</th><td>${v}</td></tr>`).join('') +
     `</table>`
   );
+}
+
+const fixed = (v: number | null | undefined, digits: number): string =>
+  v === null || v === undefined ? '–' : v.toFixed(digits);
+const bytes = (v: number | null | undefined): string =>
+  v === null || v === undefined ? '–' : v >= 10_240 ? `${formatNumber(v / 1024)} KB` : `${formatNumber(v)} B`;
+
+/** The cost section: CPU per action by process, then Redis and Postgres per action. */
+export function costHtml(cost: CostReport): string {
+  const parts: string[] = [];
+  const what =
+    cost.denominator === 'none'
+      ? 'No actions to divide by (sockets only): totals only.'
+      : `${cost.actions} ${cost.denominator} in the ${cost.windowSeconds} s window (also in the window: ${cost.alsoInWindow.hostIntents} host intents, ${cost.alsoInWindow.deadlineMoves} deadline moves${cost.denominator === 'deadline moves' ? '' : ', not counted as actions'}).`;
+  parts.push(`<p>${escapeXml(what)}</p>`);
+
+  const rows = cpuRows(cost).map(
+    (c) =>
+      `<tr><th>${escapeXml(c.group)}</th><td>${fixed(c.cpuMsPerAction, 3)}${c.metricsCpuMsPerAction === null ? '' : ` (/metrics: ${fixed(c.metricsCpuMsPerAction, 3)})`}</td><td>${fixed(c.cpuMs, 0)}</td><td>${fixed(c.cores, 3)}</td><td>${escapeXml(c.processes ?? '–')}</td><td>${escapeXml(c.source)}</td></tr>`,
+  );
+  parts.push(
+    `<table><caption>CPU per action</caption><tr><th>process</th><th>CPU ms / action</th><th>CPU ms (window)</th><th>cores</th><th>processes (start → end)</th><th>source</th></tr>${rows.join('')}</table>`,
+  );
+  if (cost.processes) parts.push(`<p class="note">${escapeXml(cost.processes.note)}</p>`);
+
+  const rd = cost.redis;
+  if (rd) {
+    const pa = rd.perAction;
+    parts.push(
+      `<table class="kv"><caption>Redis (${escapeXml(rd.url)}, ${rd.seconds} s)</caption>` +
+        `<tr><th>commands / action</th><td>${fixed(pa?.commands, 2)} (${rd.commands} in the window; total_commands_processed ${rd.totalCommandsProcessed})</td></tr>` +
+        `<tr><th>bytes in / out per action</th><td>${bytes(pa?.netInputBytes)} / ${bytes(pa?.netOutputBytes)}</td></tr>` +
+        `<tr><th>Redis CPU ms / action</th><td>${fixed(pa?.cpuMs, 3)} (${rd.cpuMs} ms, ${rd.cores} cores)</td></tr></table>`,
+      `<table class="small"><caption>Redis commands by count</caption><tr><th>command</th><th>calls</th><th>per action</th><th>µs per call</th></tr>` +
+        rd.topCommands
+          .slice(0, 15)
+          .map(
+            (c) =>
+              `<tr><th>${escapeXml(c.command)}</th><td>${c.calls}</td><td>${fixed(c.perAction, 2)}</td><td>${fixed(c.usecPerCall, 1)}</td></tr>`,
+          )
+          .join('') +
+        (rd.topCommands.length > 15
+          ? `<tr><th>${rd.topCommands.length - 15} more</th><td colspan="3">in report.json</td></tr>`
+          : '') +
+        `</table>`,
+      `<p class="note">${escapeXml(rd.note)}</p>`,
+    );
+  }
+  const pg = cost.postgres;
+  if (pg) {
+    const pa = pg.perAction;
+    parts.push(
+      `<table class="kv"><caption>Postgres (database ${escapeXml(pg.database)}, ${pg.seconds} s)</caption>` +
+        `<tr><th>commits / action</th><td>${fixed(pa?.commits, 3)} (${pg.commits} in the window, ${pg.rollbacks} rollbacks)</td></tr>` +
+        `<tr><th>rows written / action</th><td>${fixed(pa?.rowsWritten, 3)} (inserted ${pg.rowsInserted}, updated ${pg.rowsUpdated}, deleted ${pg.rowsDeleted})</td></tr>` +
+        `<tr><th>WAL bytes / action</th><td>${bytes(pa?.walBytes)} (pg_stat_wal: ${pg.wal ? `${pg.wal.bytes} B, ${pg.wal.records} records` : 'not available'}; WAL position: ${pg.walLsnBytes ?? '–'} B)</td></tr>` +
+        `<tr><th>blocks hit / read per action</th><td>${fixed(pa?.blocksHit, 2)} / ${fixed(pa?.blocksRead, 2)}</td></tr></table>`,
+      `<p class="note">${escapeXml(pg.note)}</p>`,
+    );
+  }
+  if (!rd && !pg && !cost.processes && cost.services.length === 0)
+    parts.push(
+      '<p>Only this tool’s CPU was measured: pass <code>--local-procs</code>, <code>--redis-url</code>, <code>--database-url</code> or <code>--metrics</code> for the rest.</p>',
+    );
+  return parts.join('\n');
 }
 
 export function renderHtml(r: Report): string {
@@ -317,7 +385,7 @@ th:first-child{text-align:left}caption{text-align:left;font-weight:600;padding:4
 .kv th{font-weight:600}.kv td{text-align:left}.small{display:inline-table;margin-right:32px;vertical-align:top}
 .figures{display:flex;gap:14px;flex-wrap:wrap;margin:12px 0}.fig{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:140px}
 .fig b{display:block;font-size:20px}.fig span{color:#666;font-size:12px}
-.warn{background:#fff4e0;border:1px solid #f0c070;padding:6px 10px;border-radius:4px;margin:6px 0}
+.note{color:#555;font-size:12px;margin:2px 0 12px}.warn{background:#fff4e0;border:1px solid #f0c070;padding:6px 10px;border-radius:4px;margin:6px 0}
 svg.chart{display:block;margin:10px 0;border:1px solid #eee}
 svg .title{font:600 14px system-ui,sans-serif}svg .legend,svg .tick,svg .label,svg .marklabel,svg .empty{font:11px system-ui,sans-serif;fill:#444}
 svg .grid{stroke:#e6e6e6}svg .grid.faint{stroke:#f3f3f3}svg .axis{stroke:#888}svg .mark{stroke:#999;stroke-dasharray:3,3}
@@ -374,6 +442,8 @@ ${
     ? `<p>Sockets only: ${so.sockets} sockets; gateway (${escapeXml(so.gateway ?? 'not sampled')}) RSS ${mb(so.gatewayRssBeforeBytes)} → ${mb(so.gatewayRssAfterBytes)}, open sockets ${so.gatewayOpenSocketsBefore ?? '–'} → ${so.gatewayOpenSocketsAfter ?? '–'}.</p>`
     : ''
 }
+<h2>Cost per action</h2>
+${costHtml(r.cost)}
 <h2>This tool</h2>
 <p>${escapeXml(r.tool.client)}; CPU ${r.tool.cpuSeconds.toFixed(1)} s (${r.tool.cpuMeanCores.toFixed(2)} cores on average), RSS max ${mb(r.tool.maxRssBytes)}, event-loop delay p99 ${ms(r.tool.eventLoopDelayP99Ms)} (max ${ms(r.tool.eventLoopDelayMaxMs)}).</p>
 </body></html>

@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { requestIdentity } from '@dominoes/protocol';
 import { createRng } from '@dominoes/rules';
-import { wsUrlOf, type LoadConfig } from './args';
+import { redactUrl, wsUrlOf, type LoadConfig } from './args';
+import { buildCost, costDenominator, CostMeter, servicesCost } from './cost';
 import { REPORT_SCHEMA, socketsOnlyResult, summarizeService, writeReports, type Report } from './report';
-import { MetricsSampler } from './service-metrics';
+import { MetricsSampler, type ServiceSample } from './service-metrics';
 import { Recorder, type SecondPoint } from './stats';
 import { errorCode, TableRun, type RunContext } from './table';
 
@@ -84,6 +85,9 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       `cannot use the gateway at ${httpUrl} (POST /api/identity: ${error instanceof Error ? error.message : String(error)})`,
     );
   }
+
+  // Redis, Postgres and /proc readings for the cost per action: connected now, read at the window's edges.
+  const meter = await CostMeter.open(config);
 
   const rec = new Recorder();
   const ctx: RunContext = {
@@ -194,16 +198,28 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
     await sleepOrStop(t0 + config.rampMs - performance.now());
     await Promise.all(setups);
 
-    // The measure window.
+    // The measure window. The cost readings are sent first (the /proc one is taken at once), then
+    // the counting starts; the window still lasts --duration from here.
+    const sampleT = () => Math.round(elapsed() * 10) / 10;
+    const startReadings = Promise.all([
+      meter.start(),
+      sampler.enabled ? sampler.sampleNow(sampleT) : Promise.resolve([] as ServiceSample[]),
+    ]);
+    const windowStartMs = performance.now();
     const windowStart = elapsed();
     phase = 'measure';
     rec.measuring = true;
     lagRun.reset();
     const windowCpu = process.cpuUsage();
-    await sleepOrStop(config.durationMs);
+    const [, metricsAtStart] = await startReadings;
+    await sleepOrStop(windowStartMs + config.durationMs - performance.now());
     rec.measuring = false;
     const windowEnd = elapsed();
     const toolCpuWindow = process.cpuUsage(windowCpu);
+    const [, metricsAtEnd] = await Promise.all([
+      meter.end(),
+      sampler.enabled ? sampler.sampleNow(sampleT) : Promise.resolve([] as ServiceSample[]),
+    ]);
     const toolLag = lagRun.count > 0 ? { p99: lagRun.percentile(99) / 1e6, max: lagRun.max / 1e6 } : null;
     phase = 'drain';
 
@@ -250,6 +266,32 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       warnings.push(
         'Idle mode saw no deadline move in the window: is the turn time (TURN_MS) longer than the window?',
       );
+    // The cost of one action: the readings' differences over the window's stored actions.
+    const { actions: costActions, denominator } = costDenominator(config, rec.window);
+    const costSections = meter.sections(costActions);
+    const fromMetrics = servicesCost(
+      metricsAtStart,
+      metricsAtEnd,
+      config.metrics.map((m) => m.name),
+      costActions,
+    );
+    const cost = buildCost({
+      actions: costActions,
+      denominator,
+      windowSeconds: measureSeconds,
+      alsoInWindow: {
+        acknowledgedMoves: rec.window.actions,
+        hostIntents: rec.window.hostIntents,
+        deadlineMoves: rec.window.deadlineMoves,
+      },
+      toolCpuMs: toolCpuSeconds * 1000,
+      ...costSections,
+      services: fromMetrics.services,
+    });
+    warnings.push(...meter.warnings, ...fromMetrics.warnings);
+    if (costActions === 0 && (meter.enabled || sampler.enabled) && !config.socketsOnly)
+      warnings.push(`No ${denominator} in the window: the cost has totals but nothing per action.`);
+
     const series = sampler.series;
     const socketsOnly = config.socketsOnly ? socketsOnlyResult(series, everConnected) : null;
     if (socketsOnly && socketsOnly.bytesPerSocket === null)
@@ -261,7 +303,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       schema: REPORT_SCHEMA,
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
-      config,
+      config: { ...config, redisUrl: redactUrl(config.redisUrl), databaseUrl: redactUrl(config.databaseUrl) },
       machine: {
         cpus: cpus().length,
         model: cpus()[0]?.model ?? 'unknown',
@@ -311,6 +353,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
         eventLoopDelayP99Ms: toolLag ? Math.round(toolLag.p99 * 100) / 100 : null,
         eventLoopDelayMaxMs: toolLag ? Math.round(toolLag.max * 100) / 100 : null,
       },
+      cost,
       warnings,
     };
     const dir = resolve(config.out ?? defaultOutDir(startedAt));
@@ -324,5 +367,6 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
     ctx.stopping = true;
     ctx.acting = false;
     for (const table of tables) table.close();
+    await meter.close();
   }
 }

@@ -60,6 +60,8 @@ export interface ServiceSample {
   readonly t: number;
   /** CPU used since the previous sample, in cores (1 = one core busy). */
   readonly cpu: number | null;
+  /** process_cpu_seconds_total as scraped (the cost per action takes its difference over the window). */
+  readonly cpuSeconds: number | null;
   readonly rssBytes: number | null;
   /** Event-loop delay p99 (prom-client's nodejs_eventloop_lag_p99_seconds, or a histogram's), in ms. */
   readonly eventLoopP99Ms: number | null;
@@ -110,6 +112,16 @@ export class MetricsSampler {
     return this.running;
   }
 
+  /**
+   * A sample taken now (a sample in flight, started earlier, is waited for first): the reading at
+   * a window's edge. Returns each service's new sample, in the order of the targets.
+   */
+  async sampleNow(t: () => number): Promise<ServiceSample[]> {
+    if (this.running) await this.running;
+    await this.sample(t());
+    return this.states.map((s) => s.series.samples.at(-1)!);
+  }
+
   private async sampleOne(state: State, t: number): Promise<void> {
     let text: string;
     try {
@@ -120,6 +132,7 @@ export class MetricsSampler {
       state.series.samples.push({
         t,
         cpu: null,
+        cpuSeconds: null,
         rssBytes: null,
         eventLoopP99Ms: null,
         openSockets: null,
@@ -155,6 +168,7 @@ export class MetricsSampler {
     return {
       t,
       cpu: cpu === null ? null : Math.round(cpu * 1000) / 1000,
+      cpuSeconds,
       rssBytes: sumOf(metrics.get('process_resident_memory_bytes')),
       eventLoopP99Ms: loop === null ? null : Math.round(loop * 1e6) / 1000,
       openSockets: sumOf(metrics.get('dominoes_open_sockets')),

@@ -1,4 +1,12 @@
-import { ArgError, parseArgs, parseDuration, parseMetrics, parseThink, wsUrlOf } from '../src/args';
+import {
+  ArgError,
+  parseArgs,
+  parseDuration,
+  parseMetrics,
+  parseThink,
+  redactUrl,
+  wsUrlOf,
+} from '../src/args';
 
 describe('parseDuration', () => {
   it.each([
@@ -53,6 +61,9 @@ describe('parseArgs', () => {
       seed: '1',
       replyTimeoutMs: 10_000,
       quiet: false,
+      redisUrl: null,
+      databaseUrl: null,
+      localProcs: false,
     });
   });
 
@@ -109,6 +120,49 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--duration', '0'])).toThrow('at least 1s');
     expect(() => parseArgs(['tables'])).toThrow('Unexpected argument');
     expect(() => parseArgs(['--quiet=yes'])).toThrow('takes no value');
+  });
+});
+
+describe('the cost options', () => {
+  it('takes a Redis URL, a Postgres URL and --local-procs', () => {
+    expect(
+      parseArgs(
+        [
+          '--redis-url',
+          'redis://127.0.0.1:6379',
+          '--database-url=postgresql://postgres@127.0.0.1:5432/test',
+          '--local-procs',
+        ],
+        'linux',
+      ),
+    ).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6379',
+      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/test',
+      localProcs: true,
+    });
+    expect(
+      parseArgs(['--redis-url', 'rediss://h:6380/2', '--database-url', 'postgres://u@h/db']),
+    ).toMatchObject({
+      redisUrl: 'rediss://h:6380/2',
+      databaseUrl: 'postgres://u@h/db',
+    });
+  });
+
+  it('refuses URLs of the wrong kind, and --local-procs off Linux', () => {
+    expect(() => parseArgs(['--redis-url', 'http://127.0.0.1:6379'])).toThrow('--redis-url must be a redis:');
+    expect(() => parseArgs(['--redis-url', '127.0.0.1:6379'])).toThrow(ArgError);
+    expect(() => parseArgs(['--database-url', 'mysql://h/db'])).toThrow('--database-url must be a postgres:');
+    expect(() => parseArgs(['--local-procs'], 'darwin')).toThrow('Linux only');
+    expect(() => parseArgs(['--local-procs=1'], 'linux')).toThrow('takes no value');
+  });
+
+  it('hides a password before a URL goes into the report', () => {
+    expect(redactUrl('postgresql://app:s3cret@db:5432/dominoes')).toBe(
+      'postgresql://app:***@db:5432/dominoes',
+    );
+    expect(redactUrl('redis://:s3cret@cache:6379')).toBe('redis://:***@cache:6379');
+    expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(redactUrl(null)).toBeNull();
   });
 });
 

@@ -28,8 +28,14 @@ describe('loadtest against a running system', () => {
     const url = system.httpUrl;
     const common = ['--url', url, '--tables', '5', '--ramp', '2s', '--duration', '10s', '--quiet'];
     const metrics = ['--metrics', `gateway=${url}/metrics`, '--metrics-interval', '1s'];
+    const costs = [
+      ...['--redis-url', system.stores.redisUrl, '--database-url', system.stores.databaseUrl],
+      '--local-procs',
+    ];
     const [play, idle, held] = await Promise.all([
-      runLoadTest(parseArgs([...common, '--think', '50-250ms', '--out', join(dir, 'play'), ...metrics])!),
+      runLoadTest(
+        parseArgs([...common, '--think', '50-250ms', '--out', join(dir, 'play'), ...metrics, ...costs])!,
+      ),
       runLoadTest(parseArgs([...common, '--mode', 'idle', '--out', join(dir, 'idle')])!),
       runLoadTest(
         parseArgs([
@@ -49,18 +55,34 @@ describe('loadtest against a running system', () => {
     expect(p.disconnects.total).toBe(0);
     expect(p.timeSeries.some((s) => s.actions > 0 && s.allP99 !== null)).toBe(true);
     expect(p.services.series[0]!.samples.some((s) => s.rssBytes !== null && s.cpu !== null)).toBe(true);
+    // The cost of one action: every source read at the window's edges, divided by the acked moves.
+    const c = p.cost;
+    expect(c).toMatchObject({ denominator: 'acknowledged moves', actions: p.totals.actions });
+    expect(c.redis!.commands).toBeGreaterThan(0);
+    expect(c.redis!.perAction!.commands).toBeGreaterThan(0);
+    expect(c.postgres!.database).toBe(new URL(system.stores.databaseUrl).pathname.slice(1));
+    expect(c.postgres!.commits).toBeGreaterThan(0);
+    expect(c.processes!.groups.find((g) => g.group === 'gateway')!.processesAtEnd).toBeGreaterThanOrEqual(1);
+    for (const group of ['postgres', 'redis-server', 'gateway', 'table-service', 'timer-service', 'loadtest'])
+      expect(c.perAction.cpuMs[group]).toBeGreaterThanOrEqual(0);
+    expect(c.perAction.cpuMs['gateway']).toBeGreaterThan(0);
+    expect(c.services[0]).toMatchObject({ name: 'gateway' });
+    expect(c.services[0]!.cpuMsPerAction).toBeGreaterThan(0);
+    expect(readFileSync(play.files.html, 'utf8')).toContain('<h2>Cost per action</h2>');
 
     const i = idle.report;
     expect(i.totals.actions).toBe(0);
     expect(i.latencyMs.deadlineLateness.count).toBeGreaterThan(0);
     expect(i.latencyMs.deadlineLateness.p50!).toBeLessThan(2000);
     expect(i.totals.deadlineMoves).toBe(i.latencyMs.deadlineLateness.count);
+    expect(i.cost).toMatchObject({ denominator: 'deadline moves', actions: i.totals.deadlineMoves });
     expect(i.errors).toEqual({});
 
     const h = held.report;
     expect(h.socketsOnly).toMatchObject({ sockets: 8, gateway: 'gateway' });
     expect(h.socketsOnly!.gatewayRssBeforeBytes).toBeGreaterThan(0);
     expect(h.totals.actions).toBe(0);
+    expect(h.cost).toMatchObject({ denominator: 'none', actions: 0 });
     expect(h.errors).toEqual({});
 
     for (const run of [play, idle, held]) {

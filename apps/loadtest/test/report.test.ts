@@ -10,6 +10,7 @@ import {
   writeReports,
   type Report,
 } from '../src/report';
+import { buildCost, type CostReport } from '../src/cost';
 import type { ServiceSeries } from '../src/service-metrics';
 import { Recorder } from '../src/stats';
 
@@ -19,21 +20,117 @@ function services(): ServiceSeries[] {
       name: 'gateway',
       url: 'http://localhost:8080/metrics',
       samples: [
-        { t: 0, cpu: null, rssBytes: 100 * 2 ** 20, eventLoopP99Ms: 10, openSockets: 0 },
-        { t: 5, cpu: 0.2, rssBytes: 120 * 2 ** 20, eventLoopP99Ms: 11, openSockets: 400 },
-        { t: 10, cpu: null, rssBytes: null, eventLoopP99Ms: null, openSockets: null, error: 'fetch failed' },
-        { t: 15, cpu: 0.4, rssBytes: 140 * 2 ** 20, eventLoopP99Ms: 14, openSockets: 400 },
+        { t: 0, cpu: null, cpuSeconds: 1, rssBytes: 100 * 2 ** 20, eventLoopP99Ms: 10, openSockets: 0 },
+        { t: 5, cpu: 0.2, cpuSeconds: 2, rssBytes: 120 * 2 ** 20, eventLoopP99Ms: 11, openSockets: 400 },
+        {
+          t: 10,
+          cpu: null,
+          cpuSeconds: null,
+          rssBytes: null,
+          eventLoopP99Ms: null,
+          openSockets: null,
+          error: 'fetch failed',
+        },
+        { t: 15, cpu: 0.4, cpuSeconds: 6, rssBytes: 140 * 2 ** 20, eventLoopP99Ms: 14, openSockets: 400 },
       ],
     },
     {
       name: 'table-service',
       url: 'http://localhost:8081/metrics',
       samples: [
-        { t: 0, cpu: null, rssBytes: 90e6, eventLoopP99Ms: 10, openSockets: null },
-        { t: 5, cpu: 0.6, rssBytes: 95e6, eventLoopP99Ms: 12, openSockets: null },
+        { t: 0, cpu: null, cpuSeconds: 3, rssBytes: 90e6, eventLoopP99Ms: 10, openSockets: null },
+        { t: 5, cpu: 0.6, cpuSeconds: 6, rssBytes: 95e6, eventLoopP99Ms: 12, openSockets: null },
       ],
     },
   ];
+}
+
+/** A cost section with every source: /proc, /metrics, Redis and Postgres (600 actions in 25 s). */
+function makeCost(): CostReport {
+  const group = (name: string, cpuMs: number, n: number) => ({
+    group: name,
+    cpuMs,
+    cpuMsPerAction: cpuMs / 600,
+    cores: cpuMs / 25_000,
+    processesAtStart: n,
+    processesAtEnd: n,
+    started: 0,
+    exited: 0,
+  });
+  return buildCost({
+    actions: 600,
+    denominator: 'acknowledged moves',
+    windowSeconds: 25,
+    alsoInWindow: { acknowledgedMoves: 600, hostIntents: 3, deadlineMoves: 1 },
+    toolCpuMs: 1200,
+    processes: {
+      seconds: 25,
+      clockTicksPerSecond: 100,
+      groups: [
+        group('postgres', 900, 12),
+        group('redis-server', 600, 1),
+        group('gateway', 3000, 1),
+        group('table-service', 2400, 1),
+        group('timer-service', 0, 0),
+        group('loadtest', 1200, 1),
+      ],
+      note: 'process note',
+    },
+    services: [
+      { name: 'gateway', fromT: 5, toT: 30, cpuMs: 2900, cpuMsPerAction: 4.833, cores: 0.116 },
+      { name: 'timer-service', fromT: 5, toT: 30, cpuMs: 300, cpuMsPerAction: 0.5, cores: 0.012 },
+    ],
+    redis: {
+      url: 'redis://127.0.0.1:6379',
+      seconds: 25,
+      commands: 9000,
+      totalCommandsProcessed: 9000,
+      netInputBytes: 600_000,
+      netOutputBytes: 1_200_000,
+      cpuMs: 650,
+      cores: 0.026,
+      topCommands: [
+        { command: 'xadd', calls: 1200, perAction: 2, usecPerCall: 9.5 },
+        { command: 'evalsha', calls: 600, perAction: 1, usecPerCall: 40 },
+        { command: 'set<script>', calls: 5, perAction: 0.01, usecPerCall: 1 },
+      ],
+      perAction: {
+        commands: 15,
+        totalCommandsProcessed: 15,
+        netInputBytes: 1000,
+        netOutputBytes: 2000,
+        cpuMs: 1.083,
+      },
+      note: 'redis note',
+    },
+    postgres: {
+      database: 'dominoes',
+      seconds: 25,
+      commits: 1200,
+      rollbacks: 0,
+      rowsInserted: 600,
+      rowsUpdated: 600,
+      rowsDeleted: 0,
+      rowsWritten: 1200,
+      blocksHit: 30_000,
+      blocksRead: 0,
+      wal: { records: 2400, fpi: 10, bytes: 360_000 },
+      walLsnBytes: 361_000,
+      perAction: {
+        commits: 2,
+        rowsWritten: 2,
+        rowsInserted: 1,
+        rowsUpdated: 1,
+        rowsDeleted: 0,
+        blocksHit: 50,
+        blocksRead: 0,
+        walRecords: 4,
+        walBytes: 600,
+        walLsnBytes: 602,
+      },
+      note: 'postgres note',
+    },
+  });
 }
 
 /** A report as the run makes it, from a recorder fed by hand. */
@@ -109,6 +206,7 @@ function makeReport(overrides: Partial<Report> = {}): Report {
       eventLoopDelayP99Ms: 3,
       eventLoopDelayMaxMs: 9,
     },
+    cost: makeCost(),
     warnings: ['a <warning> & more'],
     ...overrides,
   };
@@ -141,6 +239,7 @@ describe('report files', () => {
       'timeSeries',
       'services',
       'tool',
+      'cost',
       'warnings',
     ])
       expect(json).toHaveProperty(key);
@@ -211,6 +310,58 @@ describe('report files', () => {
     expect(html).not.toContain('aria-label="Action-to-view latency (measure window)"');
     expect(html).toContain('aria-label="Deadline lateness');
     expect(html).toContain('– (nobody moves)');
+  });
+});
+
+describe('the cost section', () => {
+  it('report.json holds the cost per action, and the HTML a CPU table by process with its source', () => {
+    const report = makeReport();
+    expect(report.cost.perAction.cpuMs).toEqual({
+      postgres: 1.5,
+      'redis-server': 1,
+      gateway: 5,
+      'table-service': 4,
+      'timer-service': 0.5,
+      loadtest: 2,
+    });
+    const html = renderHtml(report);
+    expect(html).toContain('<h2>Cost per action</h2>');
+    expect(html).toContain('600 acknowledged moves in the 25 s window');
+    // /proc first, the /metrics figure beside it to compare; /metrics where /proc saw no process.
+    expect(html).toContain(
+      '<tr><th>gateway</th><td>5.000 (/metrics: 4.833)</td><td>3000</td><td>0.120</td><td>1 → 1</td><td>/proc</td></tr>',
+    );
+    expect(html).toContain(
+      '<tr><th>timer-service</th><td>0.500</td><td>300</td><td>0.012</td><td>0 → 0</td><td>/metrics</td></tr>',
+    );
+    expect(html).toContain(
+      '<tr><th>loadtest</th><td>2.000</td><td>1200</td><td>0.048</td><td>1 → 1</td><td>process.cpuUsage</td></tr>',
+    );
+    expect(html).toContain('<tr><th>xadd</th><td>1200</td><td>2.00</td><td>9.5</td></tr>');
+    expect(html).toContain('set&lt;script&gt;');
+    expect(html).toContain(
+      '<tr><th>rows written / action</th><td>2.000 (inserted 600, updated 600, deleted 0)</td></tr>',
+    );
+    expect(html).toContain('redis note');
+    expect(html).toContain('postgres note');
+  });
+
+  it('with nothing but the tool measured, says which options measure the rest', () => {
+    const cost = buildCost({
+      actions: 0,
+      denominator: 'none',
+      windowSeconds: 3,
+      alsoInWindow: { acknowledgedMoves: 0, hostIntents: 0, deadlineMoves: 0 },
+      toolCpuMs: 30,
+      redis: null,
+      postgres: null,
+      processes: null,
+      services: [],
+    });
+    expect(cost.perAction.cpuMs).toEqual({ loadtest: null });
+    const html = renderHtml(makeReport({ cost }));
+    expect(html).toContain('No actions to divide by');
+    expect(html).toContain('pass <code>--local-procs</code>');
   });
 });
 

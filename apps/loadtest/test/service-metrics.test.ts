@@ -39,8 +39,22 @@ describe('samples', () => {
         text: scrape(12.5, 150e6, 'nodejs_eventloop_lag_p99_seconds 0.020\ndominoes_open_sockets 400'),
       },
     ]);
-    expect(samples[0]).toEqual({ t: 0, cpu: null, rssBytes: 100e6, eventLoopP99Ms: 12, openSockets: 0 });
-    expect(samples[1]).toEqual({ t: 5, cpu: 0.5, rssBytes: 150e6, eventLoopP99Ms: 20, openSockets: 400 });
+    expect(samples[0]).toEqual({
+      t: 0,
+      cpu: null,
+      cpuSeconds: 10,
+      rssBytes: 100e6,
+      eventLoopP99Ms: 12,
+      openSockets: 0,
+    });
+    expect(samples[1]).toEqual({
+      t: 5,
+      cpu: 0.5,
+      cpuSeconds: 12.5,
+      rssBytes: 150e6,
+      eventLoopP99Ms: 20,
+      openSockets: 400,
+    });
   });
 
   it('falls back to an event-loop histogram: the p99 of what it counted since the last scrape', () => {
