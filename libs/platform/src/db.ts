@@ -1,11 +1,37 @@
+import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client';
 
 export { PrismaClient };
 export type { Prisma } from './generated/prisma/client';
 
-/** Prisma 7 talks to Postgres through the pg driver adapter. */
+/** How many distinct SQL texts a process prepares; past that, queries run unnamed (parsed each time). */
+export const MAX_PREPARED_STATEMENTS = 256;
+
+/**
+ * Names each distinct SQL text, so that the pg driver prepares it once per connection and Postgres
+ * stops parsing and planning it on every call (the table-service's one-statement write is long:
+ * docs/performance.md). The number of names is bounded, because every name lives on every pooled
+ * connection for its lifetime.
+ */
+export function statementNamer(limit = MAX_PREPARED_STATEMENTS): (query: { sql: string }) => string {
+  const names = new Map<string, string>();
+  return (query) => {
+    const known = names.get(query.sql);
+    if (known !== undefined) return known;
+    // pg runs a query without a name as an unnamed statement: the old behaviour.
+    if (names.size >= limit) return undefined as unknown as string;
+    const name = `d_${createHash('sha1').update(query.sql).digest('hex').slice(0, 20)}`;
+    names.set(query.sql, name);
+    return name;
+  };
+}
+
+/** Prisma 7 talks to Postgres through the pg driver adapter, with prepared statements. */
 export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolSize });
+  const adapter = new PrismaPg(
+    { connectionString: databaseUrl, max: poolSize },
+    { statementNameGenerator: statementNamer() },
+  );
   return new PrismaClient({ adapter });
 }
