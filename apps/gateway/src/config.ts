@@ -26,6 +26,10 @@ export interface GatewayConfig extends BaseConfig {
   readonly replyTimeoutMs: number;
   readonly rateLimit: RateLimitConfig;
   readonly shutdownGraceMs: number;
+  /** How often the gateway's heartbeat key is set (GATEWAY_HEARTBEAT_MS). */
+  readonly heartbeatMs: number;
+  /** The heartbeat key's TTL (GATEWAY_HEARTBEAT_TTL_MS): how long a dead gateway still looks alive. */
+  readonly heartbeatTtlMs: number;
 }
 
 export const DEV_TOKEN_SECRET = 'dominoes-dev-secret-not-for-production';
@@ -56,6 +60,13 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       `GATEWAY_ID may hold letters, digits, '_', '.', '-' (1 to 64); got "${gatewayId}".`,
     );
   }
+  const heartbeatMs = intFromEnv(env, 'GATEWAY_HEARTBEAT_MS', 3_000, 50, 60_000);
+  const heartbeatTtlMs = intFromEnv(env, 'GATEWAY_HEARTBEAT_TTL_MS', 10_000, 100, 600_000);
+  if (heartbeatTtlMs < 2 * heartbeatMs) {
+    throw new ConfigError(
+      `GATEWAY_HEARTBEAT_TTL_MS (${heartbeatTtlMs}) must be at least twice GATEWAY_HEARTBEAT_MS (${heartbeatMs}), or one late heartbeat makes a live gateway look dead.`,
+    );
+  }
   return {
     ...base,
     port,
@@ -73,5 +84,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       abuseLimit: intFromEnv(env, 'WS_ABUSE_LIMIT', 200, 1, 1_000_000),
     },
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 120_000),
+    heartbeatMs,
+    heartbeatTtlMs,
   };
 }

@@ -3,12 +3,21 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createLogger, PinoNestLogger, systemClock, type Clock, type Logger } from '@dominoes/platform';
+import {
+  createLogger,
+  createRedis,
+  PinoNestLogger,
+  systemClock,
+  type Clock,
+  type Logger,
+} from '@dominoes/platform';
+import { redisNames } from '@dominoes/protocol';
 import type { GatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
 import { ApiErrorFilter } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { GatewayMetrics } from './metrics';
+import { GatewayHeartbeat } from './ws/gateway-heartbeat';
 import { ProtocolWsAdapter } from './ws/protocol-ws.adapter';
 import { SocketHub } from './ws/socket-hub';
 
@@ -18,7 +27,9 @@ export interface GatewayApp {
   readonly port: number;
   readonly metrics: GatewayMetrics;
   readonly hub: SocketHub;
-  /** Drains the sockets (reconnect + 1012), then closes HTTP, Redis and Postgres. */
+  /** This gateway's heartbeat key in Redis (names.gatewayAlive). */
+  readonly heartbeat: GatewayHeartbeat;
+  /** Drains the sockets (reconnect + 1012), deletes the heartbeat, then closes HTTP, Redis and Postgres. */
   shutdown(): Promise<void>;
 }
 
@@ -62,9 +73,24 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   }
   app.useGlobalFilters(new ApiErrorFilter(logger));
   app.disable('x-powered-by');
-  await app.listen(config.port, config.host);
-  const port = (app.getHttpServer().address() as AddressInfo).port;
   const hub = app.get(SocketHub);
+  // Alive before the first socket: the table-services judge this gateway's connection ids by it.
+  const heartbeat = new GatewayHeartbeat({
+    redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:heartbeat`, { maxRetriesPerRequest: 1 }),
+    key: redisNames(config.redisPrefix).gatewayAlive(config.gatewayId),
+    epoch: hub.epoch,
+    intervalMs: config.heartbeatMs,
+    ttlMs: config.heartbeatTtlMs,
+    logger,
+  });
+  await heartbeat.start();
+  try {
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    await heartbeat.stop();
+    throw error;
+  }
+  const port = (app.getHttpServer().address() as AddressInfo).port;
   logger.info(
     {
       port,
@@ -81,9 +107,12 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     port,
     metrics,
     hub,
+    heartbeat,
     shutdown: () => {
       closing ??= (async () => {
         await hub.drain();
+        // The presence notes of the closed sockets are flushed: nothing is left for a sweep to do.
+        await heartbeat.stop();
         await app.close();
       })();
       return closing;

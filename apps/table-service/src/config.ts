@@ -7,6 +7,13 @@ export interface TableServiceConfig extends BaseConfig {
   readonly replicaId: string;
   /** A deadline this late with no firing is fired by the table-service itself. */
   readonly overdueGraceMs: number;
+  /** How often the seats' connection ids are checked against the gateways' heartbeats. */
+  readonly presenceSweepMs: number;
+  /**
+   * How long a gateway's heartbeat must be missing, without a break, before its connections count as
+   * closed: longer than a gateway heartbeat interval, so that a restarted (empty) Redis drops no live socket.
+   */
+  readonly gatewayGoneGraceMs: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceConfig {
@@ -15,5 +22,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceCo
     port: intFromEnv(env, 'PORT', 8081, 0, 65535),
     replicaId: stringFromEnv(env, 'REPLICA_ID', `${hostname()}-${randomBytes(3).toString('hex')}`),
     overdueGraceMs: intFromEnv(env, 'OVERDUE_GRACE_MS', 2000, 100, 600_000),
+    presenceSweepMs: intFromEnv(env, 'PRESENCE_SWEEP_MS', 2000, 50, 600_000),
+    gatewayGoneGraceMs: intFromEnv(env, 'GATEWAY_GONE_GRACE_MS', 10_000, 0, 3_600_000),
   };
 }

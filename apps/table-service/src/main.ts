@@ -19,6 +19,7 @@ import { HealthController, IntentsController, PRISMA, REDIS } from './app.contro
 import { readConfig } from './config';
 import { DeadlineKeeper } from './deadlines/deadline-keeper';
 import { TableServiceMetrics } from './metrics';
+import { StaleConnectionSweeper } from './presence/stale-connections';
 import { TableEngine, type DeadlineScheduler } from './table/table-engine';
 import { TableStore } from './table/table-store';
 import type { TableState } from './table/table-state';
@@ -76,6 +77,16 @@ async function bootstrap(): Promise<void> {
     onShardAcquired: (shard) => keeper.shardAcquired(shard),
     onShardLost: (shard) => engine.forget((tableId) => shardOf(tableId, config.tableShards) === shard),
   });
+  const staleConnections = new StaleConnectionSweeper({
+    engine,
+    redis,
+    names,
+    clock: systemClock,
+    logger,
+    owns: (tableId) => server?.ownedShards().has(shardOf(tableId, config.tableShards)) ?? false,
+    graceMs: config.gatewayGoneGraceMs,
+    intervalMs: config.presenceSweepMs,
+  });
 
   @Module({})
   class AppModule {
@@ -98,12 +109,15 @@ async function bootstrap(): Promise<void> {
   await app.startAllMicroservices();
   await app.listen(config.port, '0.0.0.0');
   keeper.startSweep();
+  staleConnections.start();
   logger.info(
     {
       port: config.port,
       replicaId: config.replicaId,
       shards: config.tableShards,
       durations: config.durations,
+      presenceSweepMs: config.presenceSweepMs,
+      gatewayGoneGraceMs: config.gatewayGoneGraceMs,
     },
     'table-service ready',
   );
@@ -114,6 +128,7 @@ async function bootstrap(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'table-service stopping: finishing the intents in hand, giving shards back');
     keeper.stop();
+    await staleConnections.stop();
     await app.close();
     await queue.close();
     await prisma.$disconnect();

@@ -30,6 +30,13 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX) {
     shardLease: (shard: number): string => `${prefix}:lease:shard:${shard}`,
     /** Live table-service replicas: a sorted set of heartbeats. */
     replicaSet: `${prefix}:replicas`,
+    /**
+     * A gateway's heartbeat: its boot epoch (the first socket number, boot time in ms), set with a
+     * TTL every few seconds and deleted on a clean shutdown. While it is missing, or holds a larger
+     * epoch (the gateway restarted under the same id), the table-service treats that gateway's
+     * older connection ids as closed.
+     */
+    gatewayAlive: (gatewayId: string): string => `${prefix}:gateway:${gatewayId}:alive`,
   };
 }
 

@@ -36,6 +36,8 @@ export class SocketHub {
    * intent ids made from them) do not repeat when a gateway restarts under the same GATEWAY_ID.
    */
   private seq: number;
+  /** The first socket number (the boot time in ms): the value of this gateway's heartbeat key. */
+  readonly epoch: number;
   private draining = false;
 
   constructor(
@@ -46,7 +48,8 @@ export class SocketHub {
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
   ) {
-    this.seq = clock.now();
+    this.epoch = clock.now();
+    this.seq = this.epoch;
   }
 
   get size(): number {
