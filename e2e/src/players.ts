@@ -54,14 +54,21 @@ export class TestPlayer {
     this.rejoin = { tableId, wsUrls };
   }
 
+  /** Leaves for good: no more reconnects, the socket closed (end of a test). */
+  close(): void {
+    this.rejoin = null;
+    this.client.close();
+  }
+
   private async failover(): Promise<void> {
     const rejoin = this.rejoin!;
-    for (let attempt = 0; attempt < 50; attempt++) {
+    for (let attempt = 0; attempt < 50 && this.rejoin === rejoin; attempt++) {
       const urls = rejoin.wsUrls();
       this.wsUrl = urls[attempt % urls.length]!;
       this.client = this.newClient();
       try {
         await this.client.connect(this.wsUrl, this.token);
+        if (this.rejoin !== rejoin) return this.client.close();
         // Counted before the rejoin's view arrives, so a player looks at that view afresh.
         this.reconnects++;
         await this.join(rejoin.tableId);

@@ -73,7 +73,8 @@ export class TestSystem {
   static async start(label: string, options: SystemOptions = {}): Promise<TestSystem> {
     const stores = await createTestStores(label);
     // Timely BullMQ delayed jobs (ENVIRONMENT.md): Redis's default hz 10 makes them up to 100 ms late.
-    const redis = new Redis(stores.redisUrl, { maxRetriesPerRequest: 1 });
+    // On the Redis the services use: options.env.REDIS_URL (a test's own redis-server) or the shared one.
+    const redis = new Redis(options.env?.['REDIS_URL'] ?? stores.redisUrl, { maxRetriesPerRequest: 1 });
     await redis.config('SET', 'hz', '100').catch(() => undefined);
     redis.disconnect();
     const system = new TestSystem(label, stores, options);

@@ -90,7 +90,8 @@ export class DeadlineWorker {
   }
 
   start(): void {
-    this.connection = createRedis(this.config.redisUrl, 'timer-worker');
+    // Waits out a Redis restart: BullMQ's blocking reads resume on the new connection by themselves.
+    this.connection = createRedis(this.config.redisUrl, 'timer-worker', {}, this.logger);
     this.worker = new Worker<DeadlineJob>(DEADLINE_QUEUE, (job) => this.process(job), {
       connection: this.connection,
       prefix: redisNames(this.config.redisPrefix).bullPrefix,
@@ -106,7 +107,19 @@ export class DeadlineWorker {
         'deadline job failed',
       ),
     );
-    this.worker.on('error', (error) => this.logger.error({ err: error.message }, 'deadline worker error'));
+    // While Redis is away every reconnect attempt of both the worker's connections is an error: one
+    // line per distinct message every 10 s is enough (the connection says when Redis is back).
+    let last = { message: '', at: 0, repeated: 0 };
+    this.worker.on('error', (error) => {
+      const now = Date.now();
+      if (error.message === last.message && now - last.at < 10_000) {
+        last.repeated++;
+        return;
+      }
+      const repeated = error.message === last.message ? last.repeated : 0;
+      last = { message: error.message, at: now, repeated: 0 };
+      this.logger.error({ err: error.message, ...(repeated ? { repeated } : {}) }, 'deadline worker error');
+    });
     void this.worker
       .run()
       .catch((error: unknown) => this.logger.error({ err: error }, 'deadline worker stopped'));

@@ -11,7 +11,9 @@ export type DeadlineQueue = Queue<DeadlineJob, void, string>;
 /**
  * The "deadlines" queue under REDIS_PREFIX (BullMQ keys under `names.bullPrefix`). The producer's
  * connection fails a command after a few retries instead of holding the caller forever: a lost
- * timer is rebuilt from the stored state, a stuck table-service is not.
+ * timer is rebuilt from the stored state, a stuck table-service is not. While Redis is away,
+ * `upsertDeadline` rejects after a few reconnect attempts; once it is back the table-service sets the
+ * deadlines of its shards again from Postgres (DeadlineKeeper).
  * `queue.close()` also closes the connection made here.
  */
 export function createDeadlineQueue(redisUrl: string, prefix: string): DeadlineQueue {
@@ -20,6 +22,9 @@ export function createDeadlineQueue(redisUrl: string, prefix: string): DeadlineQ
     connection,
     prefix: redisNames(prefix).bullPrefix,
   });
+  // The connection reports losing Redis (createRedis); without a listener BullMQ would print every
+  // failed reconnect attempt with its stack. A command that fails still rejects to its caller.
+  queue.on('error', () => undefined);
   const close = queue.close.bind(queue);
   queue.close = async () => {
     await close();

@@ -51,11 +51,9 @@ export class DeadlineKeeper implements DeadlineScheduler {
     try {
       const tables = await this.store.tablesWithDeadlines();
       let count = 0;
-      for (const { id, state } of tables) {
-        if (!shards.has(shardOf(id, this.shards)) || !state.deadline) continue;
-        await this.schedule(id, state.deadline);
-        await this.engine.load(id);
-        count++;
+      for (const { id } of tables) {
+        if (!shards.has(shardOf(id, this.shards))) continue;
+        if (await this.reschedule(id)) count++;
       }
       this.logger.info({ shards: [...shards], deadlines: count }, 'deadlines rebuilt from Postgres');
     } catch (error) {
@@ -63,6 +61,22 @@ export class DeadlineKeeper implements DeadlineScheduler {
       this.logger.error({ err: error }, 'deadline rebuild failed; retrying');
       for (const shard of shards) this.shardAcquired(shard);
     }
+  }
+
+  /**
+   * Sets the job of one table's current deadline: the engine's copy (loaded from Postgres when it
+   * has none). An intent may move the deadline, and set its own job, while this one is being set;
+   * the job set last must be the current deadline's, so it is checked again afterwards.
+   */
+  private async reschedule(tableId: string): Promise<boolean> {
+    let scheduled: string | null = null;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const deadline = (await this.engine.load(tableId))?.deadline ?? null;
+      if (!deadline || deadline.key === scheduled) return scheduled !== null;
+      await this.schedule(tableId, deadline);
+      scheduled = deadline.key;
+    }
+    return true;
   }
 
   startSweep(intervalMs = 1000): void {

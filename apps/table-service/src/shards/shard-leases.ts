@@ -3,6 +3,8 @@ import type { RedisNames } from '@dominoes/protocol';
 
 /** Renews a lease only while this replica still holds it. */
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+/** Takes a free lease, or one this replica still holds (after it stopped trusting it). */
+const ACQUIRE = `local holder = redis.call('get', KEYS[1]) if holder == false or holder == ARGV[1] then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 else return 0 end`;
 /** Gives a lease up only if this replica holds it. */
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
@@ -23,12 +25,25 @@ export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 2500, tickMs: 500 };
  * Each shard of tables is owned by at most one replica at a time: a Redis key with a TTL, renewed
  * every tick. Replicas take a fair share (ceil(shards / live replicas)) and hand extras back when
  * more replicas arrive. The lease alone is not trusted for writes: the table's version is (fencing).
+ *
+ * A lease is held only while Redis confirms it. When the connection drops (Redis restarted, perhaps
+ * empty: every lease, stream and deadline job gone) every shard is given up at once, and when a
+ * lease has not been confirmed for its whole TTL (Redis hangs, or answers too late) that shard is
+ * given up: another replica may have it by now. Once Redis answers again the next tick takes shards
+ * afresh, and `acquired` makes the owner rebuild what Redis may have lost (deadlines from Postgres,
+ * the stream's consumer group).
  */
 export class ShardLeases {
   readonly owned = new Set<number>();
+  /** Until when each owned lease is surely ours: the start of its last confirmed renewal plus the TTL. */
+  private readonly validUntil = new Map<number, number>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
   private stopped = false;
+  private readonly onClose = (): void => {
+    if (this.stopped) return;
+    for (const shard of [...this.owned]) this.lose(shard, 'redis connection lost');
+  };
 
   constructor(
     private readonly redis: Redis,
@@ -41,14 +56,30 @@ export class ShardLeases {
   ) {}
 
   start(): void {
+    this.redis.on('close', this.onClose);
     void this.tick();
-    this.timer = setInterval(() => void this.tick(), this.timing.tickMs);
+    this.timer = setInterval(() => {
+      this.expireUnconfirmed();
+      void this.tick();
+    }, this.timing.tickMs);
   }
 
   private lose(shard: number, why: string): void {
+    this.validUntil.delete(shard);
     if (!this.owned.delete(shard)) return;
     this.logger.warn({ shard, why }, 'shard lease lost');
     this.handlers.lost(shard);
+  }
+
+  private hold(shard: number, since: number): void {
+    this.validUntil.set(shard, since + this.timing.ttlMs);
+  }
+
+  /** Gives up every lease whose TTL may have run out in Redis without a renewal being confirmed. */
+  expireUnconfirmed(now = Date.now()): void {
+    for (const shard of [...this.owned]) {
+      if ((this.validUntil.get(shard) ?? 0) <= now) this.lose(shard, 'not confirmed within the lease ttl');
+    }
   }
 
   async tick(): Promise<void> {
@@ -62,6 +93,7 @@ export class ShardLeases {
       const live = Math.max(1, await this.redis.zcard(set));
       const fairShare = Math.ceil(this.shards / live);
       for (const shard of [...this.owned]) {
+        const sentAt = Date.now();
         const renewed = await this.redis.eval(
           RENEW,
           1,
@@ -70,6 +102,7 @@ export class ShardLeases {
           this.timing.ttlMs,
         );
         if (renewed !== 1) this.lose(shard, 'not renewed');
+        else if (this.owned.has(shard)) this.hold(shard, sentAt);
       }
       for (const shard of [...this.owned]
         .sort((a, b) => b - a)
@@ -81,15 +114,18 @@ export class ShardLeases {
       for (let i = 0; i < this.shards && this.owned.size < fairShare && !this.stopped; i++) {
         const shard = (offset + i) % this.shards;
         if (this.owned.has(shard)) continue;
-        const taken = await this.redis.set(
+        const sentAt = Date.now();
+        const taken = await this.redis.eval(
+          ACQUIRE,
+          1,
           this.names.shardLease(shard),
           this.replicaId,
-          'PX',
           this.timing.ttlMs,
-          'NX',
         );
-        if (taken === 'OK') {
+        // Not if the connection dropped meanwhile, or the shard was taken while this command waited.
+        if (taken === 1 && !this.owned.has(shard) && !this.stopped && this.redis.status === 'ready') {
           this.owned.add(shard);
+          this.hold(shard, sentAt);
           this.logger.debug({ shard }, 'shard lease acquired');
           this.handlers.acquired(shard);
         }
@@ -108,10 +144,12 @@ export class ShardLeases {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.redis.off('close', this.onClose);
     // Let a tick already under way finish before handing its shards back.
     while (this.ticking) await new Promise((r) => setTimeout(r, 10));
     for (const shard of [...this.owned]) {
       this.owned.delete(shard);
+      this.validUntil.delete(shard);
       this.handlers.lost(shard);
       await this.redis.eval(RELEASE, 1, this.names.shardLease(shard), this.replicaId).catch(() => undefined);
     }

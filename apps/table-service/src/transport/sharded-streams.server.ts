@@ -26,6 +26,14 @@ export interface ShardedStreamsOptions {
 
 type StreamEntry = [id: string, fields: string[]];
 
+/** How long a shard consumer waits after an unexpected error before it reads again. */
+const CONSUMER_RETRY_MS = 500;
+
+/** XREADGROUP / XAUTOCLAIM on a stream or group that does not exist (any more). */
+export function isNoGroup(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOGROUP');
+}
+
 /**
  * A NestJS transport that routes by shard: intents for table T wait in the Redis stream of shard
  * hash(T) mod S, and only the replica holding that shard's lease reads them (a consumer group, so
@@ -52,7 +60,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       {
         acquired: (shard) => {
           this.options.onShardAcquired?.(shard);
-          if (!this.loops.has(shard)) this.loops.set(shard, this.consume(shard));
+          this.startConsumer(shard);
         },
         lost: (shard) => this.options.onShardLost?.(shard),
       },
@@ -71,44 +79,81 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     return !this.closing && (this.leases?.owned.has(shard) ?? false);
   }
 
+  /**
+   * One consumer loop per owned shard. A loop that ends while the shard is owned again (lost and
+   * taken back while the old loop was still blocked in a read) is started again.
+   */
+  private startConsumer(shard: number): void {
+    if (this.loops.has(shard) || !this.owns(shard)) return;
+    const loop = this.consume(shard)
+      .catch((error: unknown) => this.options.logger.error({ err: error, shard }, 'shard consumer stopped'))
+      .finally(() => {
+        this.loops.delete(shard);
+        this.startConsumer(shard);
+      });
+    this.loops.set(shard, loop);
+  }
+
   private async consume(shard: number): Promise<void> {
     const { redis, names, replicaId, logger } = this.options;
     const stream = names.intentStream(shard);
     const reader = redis.duplicate();
+    reader.on('error', () => undefined); // reported by the main connection; this one just reconnects
+    /** The group must be made (again): at the start, and after Redis lost the stream (NOGROUP). */
+    let needGroup = true;
+    let lastClaim = Date.now();
     try {
-      await reader.xgroup('CREATE', stream, INTENT_GROUP, '0', 'MKSTREAM').catch((error: Error) => {
-        if (!error.message.includes('BUSYGROUP')) throw error;
-      });
-      // What the previous owner read but never acknowledged is ours now.
-      await this.claimPending(reader, stream, shard, 0);
-      let lastClaim = Date.now();
       while (this.owns(shard)) {
-        const result = (await reader.xreadgroup(
-          'GROUP',
-          INTENT_GROUP,
-          replicaId,
-          'COUNT',
-          100,
-          'BLOCK',
-          500,
-          'STREAMS',
-          stream,
-          '>',
-        )) as [string, StreamEntry[]][] | null;
-        const entries = result?.[0]?.[1] ?? [];
-        await this.processAll(reader, stream, shard, entries);
-        if (Date.now() - lastClaim > 10_000) {
-          // Retry what failed here (a fenced write) once it has waited a while.
-          await this.claimPending(reader, stream, shard, 10_000);
-          lastClaim = Date.now();
+        try {
+          if (needGroup) {
+            await this.ensureGroup(reader, stream);
+            // What the previous owner read but never acknowledged is ours now.
+            await this.claimPending(reader, stream, shard, 0);
+            needGroup = false;
+            lastClaim = Date.now();
+          }
+          const result = (await reader.xreadgroup(
+            'GROUP',
+            INTENT_GROUP,
+            replicaId,
+            'COUNT',
+            100,
+            'BLOCK',
+            500,
+            'STREAMS',
+            stream,
+            '>',
+          )) as [string, StreamEntry[]][] | null;
+          const entries = result?.[0]?.[1] ?? [];
+          await this.processAll(reader, stream, shard, entries);
+          if (Date.now() - lastClaim > 10_000) {
+            // Retry what failed here (a fenced write) once it has waited a while.
+            await this.claimPending(reader, stream, shard, 10_000);
+            lastClaim = Date.now();
+          }
+        } catch (error) {
+          if (!this.owns(shard)) break;
+          needGroup = true;
+          if (isNoGroup(error)) {
+            // Redis lost the stream and its group (restarted empty, or the key was deleted): make
+            // them again and read on. Entries added since it came back are read from the start.
+            logger.warn({ shard, stream }, 'intent stream or its consumer group is gone; creating it again');
+            continue;
+          }
+          logger.error({ err: error, shard }, 'shard consumer failed; retrying');
+          await new Promise((r) => setTimeout(r, CONSUMER_RETRY_MS));
         }
       }
-    } catch (error) {
-      logger.error({ err: error, shard }, 'shard consumer stopped');
     } finally {
       reader.disconnect();
-      this.loops.delete(shard);
     }
+  }
+
+  /** XGROUP CREATE from the stream's start, making the stream if needed; an existing group is kept. */
+  private async ensureGroup(reader: Redis, stream: string): Promise<void> {
+    await reader.xgroup('CREATE', stream, INTENT_GROUP, '0', 'MKSTREAM').catch((error: Error) => {
+      if (!error.message.includes('BUSYGROUP')) throw error;
+    });
   }
 
   private async claimPending(reader: Redis, stream: string, shard: number, minIdleMs: number): Promise<void> {
@@ -147,7 +192,9 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
 
   private track<T>(promise: Promise<T>): Promise<T> {
     this.inFlight.add(promise);
-    void promise.finally(() => this.inFlight.delete(promise));
+    // Both ways: a `finally` chain would be a second promise whose rejection nobody handles.
+    const untrack = (): void => void this.inFlight.delete(promise);
+    promise.then(untrack, untrack);
     return promise;
   }
 

@@ -55,6 +55,19 @@ export class InvalidEnvelopeError extends Error {
   }
 }
 
+/** The reply channel is not subscribed (Redis is away): the intent was not sent. */
+export class RepliesUnavailableError extends Error {
+  constructor(waitedMs: number) {
+    super(
+      `The reply channel was not subscribed within ${waitedMs} ms (Redis unreachable); nothing was sent.`,
+    );
+    this.name = 'RepliesUnavailableError';
+  }
+}
+
+/** How long a `send` waits for the reply channel to be subscribed again before it fails. */
+export const REPLIES_WAIT_MS = 3000;
+
 type Callback = (packet: WritePacket) => void;
 
 /**
@@ -71,6 +84,13 @@ type Callback = (packet: WritePacket) => void;
 export class ShardedStreamsClient extends ClientProxy {
   private writer: Redis | null = null;
   private subscriber: Redis | null = null;
+  /**
+   * Resolved while the reply channel is subscribed; a pending promise while the subscriber
+   * reconnects (after Redis went away, and came back perhaps empty): a `send` waits for it before
+   * its XADD, so that its reply cannot be published to nobody.
+   */
+  private repliesReady: Promise<void> = Promise.resolve();
+  private markRepliesReady: (() => void) | null = null;
   private connecting: Promise<void> | null = null;
   private closed = false;
   private readonly pending = new Map<string, Set<Callback>>();
@@ -119,16 +139,40 @@ export class ShardedStreamsClient extends ClientProxy {
     // caller then answers UNAVAILABLE (gateway) or lets BullMQ retry the job (timer-service).
     const writer = createRedis(this.options.redisUrl, `${name}:writer`, { maxRetriesPerRequest: 1 });
     this.writer = writer;
-    writer.on('error', () => undefined);
     await writer.ping();
-    if (this.options.replyChannel) {
-      const subscriber = createRedis(this.options.redisUrl, `${name}:replies`);
+    const replyChannel = this.options.replyChannel;
+    if (replyChannel) {
+      // Subscribed here on every (re)connect, rather than by ioredis's own resubscription, so that
+      // this client knows when replies can reach it again.
+      const subscriber = createRedis(this.options.redisUrl, `${name}:replies`, { autoResubscribe: false });
       this.subscriber = subscriber;
-      subscriber.on('error', () => undefined);
+      this.repliesPending();
       subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
-      await subscriber.subscribe(this.options.replyChannel);
+      subscriber.on('close', () => this.repliesPending());
+      const subscribe = (): Promise<void> =>
+        subscriber.subscribe(replyChannel).then(() => {
+          if (this.subscriber === subscriber) this.markRepliesReady?.();
+        });
+      let first = true;
+      subscriber.on('ready', () => {
+        // After a reconnect (the first subscription is awaited below).
+        if (!first) subscribe().catch(() => undefined);
+      });
+      await subscribe();
+      first = false;
     }
     this._status$.next('connected');
+  }
+
+  /** From now until the reply channel is subscribed again, sends wait. */
+  private repliesPending(): void {
+    if (this.markRepliesReady) return;
+    this.repliesReady = new Promise<void>((resolve) => {
+      this.markRepliesReady = () => {
+        this.markRepliesReady = null;
+        resolve();
+      };
+    });
   }
 
   private onReply(message: string): void {
@@ -201,8 +245,26 @@ export class ShardedStreamsClient extends ClientProxy {
     const set = this.pending.get(intentId) ?? new Set<Callback>();
     set.add(settle);
     this.pending.set(intentId, set);
-    this.xadd(withReply).catch((error: unknown) => settle({ err: error, isDisposed: true }));
+    // Sent once the reply channel is subscribed (at once, but for the moments after Redis came back
+    // while the subscriber reconnects): a reply published before that would reach nobody, and the
+    // player would wait the whole timeout for an intent that was applied.
+    this.whenRepliesReady(() => done)
+      .then(() => (done ? undefined : this.xadd(withReply)))
+      .catch((error: unknown) => settle({ err: error, isDisposed: true }));
     return cleanup;
+  }
+
+  /** Resolves once replies can reach this client; rejects if they cannot within REPLIES_WAIT_MS. */
+  private async whenRepliesReady(abandoned: () => boolean): Promise<void> {
+    if (!this.markRepliesReady) return;
+    const waitMs = Math.min(this.replyTimeoutMs, REPLIES_WAIT_MS);
+    let timer: NodeJS.Timeout | undefined;
+    const ready = await Promise.race([
+      this.repliesReady.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+    ]);
+    clearTimeout(timer);
+    if (!ready && !abandoned()) throw new RepliesUnavailableError(waitMs);
   }
 
   protected async dispatchEvent<T = string>(packet: ReadPacket<unknown>): Promise<T> {

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { IntentEnvelopeSchema, redisNames, type IntentEnvelope } from '@dominoes/protocol';
+import { createRedis, type Redis } from '../src/redis';
+import { ShardedStreamsClient } from '../src/transport/sharded-streams.client';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The id of the connection named `name` (CLIENT LIST), to kill it as a dropped connection would be. */
+async function connectionId(admin: Redis, name: string): Promise<string> {
+  const list = (await admin.client('LIST')) as string;
+  const line = list.split('\n').find((l) => l.includes(` name=${name} `));
+  if (!line) throw new Error(`no connection named ${name}`);
+  return /\bid=(\d+)/.exec(line)![1]!;
+}
+
+describe('the intent client when its reply subscription drops', () => {
+  const prefix = `test_client_${randomBytes(4).toString('hex')}`;
+  const names = redisNames(prefix);
+  const replyChannel = names.replyChannel('gw1');
+  let admin: Redis;
+  let responder: Redis;
+  let client: ShardedStreamsClient;
+  let running = true;
+  let n = 0;
+
+  const envelope = (): IntentEnvelope => ({
+    intentId: `p:${++n}`,
+    tableId: 'K7M2QX',
+    player: null,
+    connectionId: null,
+    replyTo: null,
+    sentAt: Date.now(),
+    intent: { kind: 'deadline', key: `k${n}`, dueAt: Date.now() },
+  });
+
+  /** A table-service that answers every intent the moment it is in the stream. */
+  async function respond(): Promise<void> {
+    let last = '$';
+    while (running) {
+      const result = (await responder.xread('BLOCK', 200, 'STREAMS', names.intentStream(0), last)) as
+        [string, [string, string[]][]][] | null;
+      for (const [id, fields] of result?.[0]?.[1] ?? []) {
+        last = id;
+        const e = IntentEnvelopeSchema.parse(JSON.parse(fields[1]!));
+        await admin.publish(
+          e.replyTo!,
+          JSON.stringify({ ok: true, intentId: e.intentId, version: 1, seat: null }),
+        );
+      }
+    }
+  }
+
+  let responding: Promise<void>;
+  beforeAll(async () => {
+    admin = createRedis(REDIS_URL, `${prefix}:admin`);
+    responder = createRedis(REDIS_URL, `${prefix}:responder`);
+    client = new ShardedStreamsClient({
+      redisUrl: REDIS_URL,
+      prefix,
+      shards: 1,
+      replyChannel,
+      replyTimeoutMs: 3000,
+      connectionName: prefix,
+    });
+    await client.connect();
+    responding = respond();
+    await sleep(50);
+  });
+  afterAll(async () => {
+    running = false;
+    await responding;
+    await client.close();
+    await admin.del(names.intentStream(0));
+    admin.disconnect();
+    responder.disconnect();
+  });
+
+  it('answers a request', async () => {
+    await expect(client.request(envelope())).resolves.toMatchObject({ ok: true });
+  });
+
+  it('a request sent while the subscriber reconnects waits for the subscription: its reply is not lost', async () => {
+    for (let i = 0; i < 3; i++) {
+      await admin.client('KILL', 'ID', await connectionId(admin, `${prefix}:replies`));
+      // Once the client has seen its subscriber drop (as it has by the time a restarted Redis takes
+      // writes again), but at once: the table-service answers within a millisecond, and the
+      // subscriber needs ~100 ms to be back.
+      await sleep(20);
+      await expect(client.request(envelope())).resolves.toMatchObject({ ok: true });
+    }
+  });
+});
