@@ -14,6 +14,12 @@ export interface TableServiceConfig extends BaseConfig {
    * closed: longer than a gateway heartbeat interval, so that a restarted (empty) Redis drops no live socket.
    */
   readonly gatewayGoneGraceMs: number;
+  /**
+   * Postgres connections of this replica. Every intent that changes a table holds one for its one
+   * write; with too few, intents queue for a connection (docs/performance.md: 10 capped a replica
+   * at about 450 actions/s). Replicas × this must stay under Postgres's max_connections.
+   */
+  readonly databasePoolSize: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceConfig {
@@ -24,5 +30,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceCo
     overdueGraceMs: intFromEnv(env, 'OVERDUE_GRACE_MS', 2000, 100, 600_000),
     presenceSweepMs: intFromEnv(env, 'PRESENCE_SWEEP_MS', 2000, 50, 600_000),
     gatewayGoneGraceMs: intFromEnv(env, 'GATEWAY_GONE_GRACE_MS', 10_000, 0, 3_600_000),
+    databasePoolSize: intFromEnv(env, 'DATABASE_POOL_SIZE', 24, 1, 500),
   };
 }

@@ -58,6 +58,15 @@ describe('the shard consumer and its leases when Redis loses things', () => {
             failPublishes-- > 0
               ? Promise.reject(new Error('Connection is closed.'))
               : target.publish(channel, message);
+        // The answer's reply + ack go out as one pipeline: the drop fails all of it.
+        if (key === 'pipeline')
+          return () => {
+            const pipeline = target.pipeline();
+            const exec = pipeline.exec.bind(pipeline);
+            pipeline.exec = () =>
+              failPublishes-- > 0 ? Promise.reject(new Error('Connection is closed.')) : exec();
+            return pipeline;
+          };
         const value = Reflect.get(target, key, receiver) as unknown;
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },

@@ -107,7 +107,7 @@ function sideRows(table: TableState, events: readonly TableEvent[]) {
 const APPEND_SQL = `
 WITH t AS (
   UPDATE game_tables
-     SET state = $2::jsonb, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), updated_at = now()
+     SET state = $2::json, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), updated_at = now()
    WHERE id = $1 AND version = $7
   RETURNING id
 ), log AS (
@@ -165,7 +165,7 @@ export class TableStore {
     };
     const inserted = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
       `INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state)
-       VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
+       VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9::json) ON CONFLICT (id) DO NOTHING RETURNING id`,
       table.id,
       table.variant,
       table.seatCount,

@@ -26,6 +26,9 @@ export interface ShardedStreamsOptions {
 
 type StreamEntry = [id: string, fields: string[]];
 
+/** Intents of one shard read and not yet answered, at most: the next read waits below this. */
+export const MAX_IN_FLIGHT_PER_SHARD = 256;
+
 /** How long a shard consumer waits after an unexpected error before it reads again. */
 const CONSUMER_RETRY_MS = 500;
 
@@ -44,6 +47,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
   private leases: ShardLeases | null = null;
   private readonly loops = new Map<number, Promise<void>>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  private intentHandler: ReturnType<Server['getHandlerByPattern']> | undefined;
   private closing = false;
 
   constructor(private readonly options: ShardedStreamsOptions) {
@@ -102,6 +106,11 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     /** The group must be made (again): at the start, and after Redis lost the stream (NOGROUP). */
     let needGroup = true;
     let lastClaim = Date.now();
+    /** This shard's intents under way: reading goes on while they run, up to MAX_IN_FLIGHT_PER_SHARD. */
+    const pending = new Set<Promise<void>>();
+    /** An intent failed before its ack (Redis dropped mid-answer): read what is unacknowledged again. */
+    let failed = false;
+    const onFailure = (): void => void (failed = true);
     try {
       while (this.owns(shard)) {
         try {
@@ -125,7 +134,14 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
             '>',
           )) as [string, StreamEntry[]][] | null;
           const entries = result?.[0]?.[1] ?? [];
-          await this.processAll(reader, stream, shard, entries);
+          await this.dispatch(stream, shard, entries, pending, onFailure);
+          if (failed) {
+            // Once this shard's intents under way are done, so that none of them is claimed twice.
+            await Promise.allSettled([...pending]);
+            failed = false;
+            await this.claimPending(reader, stream, shard, 0);
+            lastClaim = Date.now();
+          }
           if (Date.now() - lastClaim > 10_000) {
             // Retry what failed here (a fenced write) once it has waited a while.
             await this.claimPending(reader, stream, shard, 10_000);
@@ -169,7 +185,6 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
         100,
       )) as [string, StreamEntry[], string[]?];
       await this.processAll(
-        reader,
         stream,
         shard,
         entries.filter((e) => e !== null && Array.isArray(e[1])),
@@ -178,15 +193,34 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     } while (cursor !== '0-0' && this.owns(shard));
   }
 
-  private async processAll(
-    reader: Redis,
+  /**
+   * Starts `entries` and returns without waiting for them, unless the shard already has
+   * MAX_IN_FLIGHT_PER_SHARD under way. Waiting for a whole batch before reading the next made every
+   * table of the shard wait for the slowest intent of the batch (docs/performance.md).
+   */
+  private async dispatch(
     stream: string,
     shard: number,
     entries: StreamEntry[],
+    pending: Set<Promise<void>>,
+    onFailure: () => void,
   ): Promise<void> {
+    for (const entry of entries) {
+      const work = this.track(this.process(stream, shard, entry));
+      pending.add(work);
+      const done = (): void => void pending.delete(work);
+      work.then(done, () => {
+        done();
+        onFailure();
+      });
+    }
+    while (pending.size >= MAX_IN_FLIGHT_PER_SHARD) await Promise.race(pending).catch(() => undefined);
+  }
+
+  private async processAll(stream: string, shard: number, entries: StreamEntry[]): Promise<void> {
     if (entries.length === 0) return;
     // Dispatched in stream order; the engine keeps each table's intents in that order.
-    const work = entries.map((entry) => this.track(this.process(reader, stream, shard, entry)));
+    const work = entries.map((entry) => this.track(this.process(stream, shard, entry)));
     await Promise.all(work);
   }
 
@@ -198,12 +232,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     return promise;
   }
 
-  private async process(
-    reader: Redis,
-    stream: string,
-    shard: number,
-    [id, fields]: StreamEntry,
-  ): Promise<void> {
+  private async process(stream: string, shard: number, [id, fields]: StreamEntry): Promise<void> {
     const { logger } = this.options;
     const raw = fields[fields.indexOf('m') + 1];
     let envelope: IntentEnvelope;
@@ -213,14 +242,14 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       envelope = parsed.data;
     } catch (error) {
       logger.error({ err: error, id, shard }, 'dropping a malformed intent');
-      await reader.xack(stream, INTENT_GROUP, id);
+      await this.options.redis.xack(stream, INTENT_GROUP, id);
       return;
     }
     // A child of the sender's span (the gateway's ws.intent, the timer's deadline.fire).
     await withRemoteParent(
       envelope.traceparent,
       `table.intent ${envelope.intent.kind}`,
-      () => this.answer(reader, stream, id, envelope),
+      () => this.answer(stream, id, envelope),
       {
         kind: SpanKind.CONSUMER,
         attributes: {
@@ -232,11 +261,11 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     );
   }
 
-  private async answer(reader: Redis, stream: string, id: string, envelope: IntentEnvelope): Promise<void> {
+  private async answer(stream: string, id: string, envelope: IntentEnvelope): Promise<void> {
     const { logger, redis } = this.options;
     let reply: IntentReply;
     try {
-      const handler = this.getHandlerByPattern(INTENT_PATTERN);
+      const handler = (this.intentHandler ??= this.getHandlerByPattern(INTENT_PATTERN));
       if (!handler) throw new Error('no handler for intents');
       const result = await handler(envelope);
       reply = (isObservable(result) ? await lastValueFrom(result) : result) as IntentReply;
@@ -249,8 +278,14 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
         message: 'The table could not apply this.',
       };
     }
-    if (envelope.replyTo) await redis.publish(envelope.replyTo, JSON.stringify(reply));
-    await reader.xack(stream, INTENT_GROUP, id);
+    // The reply, then the ack, in one round trip. On the main connection: `reader` may be blocked
+    // in the shard's next XREADGROUP by now.
+    const pipeline = redis.pipeline();
+    if (envelope.replyTo) pipeline.publish(envelope.replyTo, JSON.stringify(reply));
+    pipeline.xack(stream, INTENT_GROUP, id);
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (failed) throw failed;
   }
 
   /** Finishes the intents in hand, then gives every shard back. */
