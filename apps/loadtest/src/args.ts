@@ -29,6 +29,12 @@ export interface LoadConfig {
   readonly mode: Mode;
   /** Open and join every table's sockets, then only hold them (memory per socket). */
   readonly socketsOnly: boolean;
+  /**
+   * --sockets-only: after the hold, the sockets are closed and the gateway's /metrics are still read
+   * for this long (the reading with no socket open that the memory per socket is measured against);
+   * 0: no settle, no per-socket figure. Other modes ignore it.
+   */
+  readonly settleMs: number;
   readonly metrics: readonly MetricsTarget[];
   readonly metricsIntervalMs: number;
   /** Report directory; null means bench-results/loadtest-<timestamp>/ under the current directory. */
@@ -62,6 +68,8 @@ export const USAGE = `Usage: npm run loadtest -- [options]
   --duration T         measure for T after the ramp (default 5m)
   --mode play|idle     idle: seats never act, every turn is played by its deadline (default play)
   --sockets-only       open and join every table's sockets, then only hold them
+  --settle T           --sockets-only: after the hold, close the sockets and keep reading the
+                       gateway's /metrics for T (default 60s; 0 = no settle, no per-socket figure)
   --metrics URLS       comma-separated /metrics URLs of the services, each optionally name=URL,
                        sampled every 5 s (default: none)
   --metrics-interval T sampling interval (default 5s)
@@ -234,6 +242,7 @@ export function parseArgs(argv: readonly string[], platform: string = process.pl
   if (replyTimeoutMs < 100) throw new ArgError('--reply-timeout must be at least 100ms.');
   const durationMs = parseDuration(values.get('duration') ?? '5m', '--duration');
   if (durationMs < 1000) throw new ArgError('--duration must be at least 1s.');
+  const settleMs = parseDuration(values.get('settle') ?? '60s', '--settle');
   const redisUrl = values.get('redis-url');
   const databaseUrl = values.get('database-url');
   const localProcs = flag('local-procs');
@@ -251,6 +260,7 @@ export function parseArgs(argv: readonly string[], platform: string = process.pl
     durationMs,
     mode,
     socketsOnly: flag('sockets-only'),
+    settleMs,
     metrics: metricsText === undefined ? [] : parseMetrics(metricsText),
     metricsIntervalMs: intervalMs,
     out: values.get('out') ?? null,
@@ -277,6 +287,7 @@ const KNOWN = new Set([
   'duration',
   'mode',
   'sockets-only',
+  'settle',
   'metrics',
   'metrics-interval',
   'out',

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadConfig } from './args';
 import { cpuRows, type CostReport } from './cost';
-import type { ServiceSeries } from './service-metrics';
+import type { ServiceSample, ServiceSeries } from './service-metrics';
 import type { Bucket, Counters, LatencySummary, SecondPoint } from './stats';
 import { escapeXml, formatMs, formatNumber, histogramChart, lineChart, type LineSeries } from './svg';
 
@@ -19,15 +19,52 @@ export interface ServiceSummary {
   readonly eventLoopP99MaxMs: number | null;
 }
 
+/**
+ * The --sockets-only figure. RSS only comes down after a major GC, and a just-started gateway's RSS
+ * holds start-up garbage: so the figure is the difference of two minimums of the same process, the
+ * lowest RSS with every socket open (during the hold) and the lowest with none (after closing them,
+ * during the settle), divided by the sockets: what the open sockets retain.
+ */
 export interface SocketsOnlyResult {
   readonly sockets: number;
   /** The service whose scrape has dominoes_open_sockets (a gateway), or null when none was sampled. */
   readonly gateway: string | null;
-  readonly gatewayRssBeforeBytes: number | null;
-  readonly gatewayRssAfterBytes: number | null;
-  readonly gatewayOpenSocketsBefore: number | null;
-  readonly gatewayOpenSocketsAfter: number | null;
+  /** The hold (every socket open) and the settle (after closing them), in seconds since the start. */
+  readonly holdFromSeconds: number;
+  readonly holdToSeconds: number;
+  /** The settle's end; null with --settle 0. It starts at holdToSeconds. */
+  readonly settleToSeconds: number | null;
+  /** Gateway scrapes in the hold with exactly `sockets` open, and in the settle with 0 open. */
+  readonly heldSamples: number;
+  readonly afterCloseSamples: number;
+  /** The lowest and highest gateway RSS among the held samples (the lowest: after a major GC). */
+  readonly rssHeldMinBytes: number | null;
+  readonly rssHeldMaxBytes: number | null;
+  /** The lowest gateway RSS among the samples with 0 sockets open during the settle. */
+  readonly rssAfterCloseMinBytes: number | null;
+  /** (rssHeldMinBytes − rssAfterCloseMinBytes) / sockets; null when either is missing or it is negative. */
   readonly bytesPerSocket: number | null;
+  /** The same two minimums of nodejs_heap_size_used_bytes, when the gateway has it. */
+  readonly heapHeldMinBytes: number | null;
+  readonly heapAfterCloseMinBytes: number | null;
+  readonly heapPerSocket: number | null;
+  /**
+   * The first scrape (before the first socket: start-up garbage included) and the last one before the
+   * sockets closed. Not the figure: GC moves RSS by tens of MB between any two single scrapes.
+   */
+  readonly rssFirstScrapeBytes: number | null;
+  readonly openSocketsFirstScrape: number | null;
+  readonly rssLastHeldScrapeBytes: number | null;
+  readonly openSocketsLastHeldScrape: number | null;
+}
+
+/** When the run held the sockets and let the gateway settle: seconds on the samples' clock. */
+export interface SocketsOnlyPhases {
+  /** The hold: from the end of the ramp until the sockets are closed (where the settle starts). */
+  readonly holdFrom: number;
+  readonly holdTo: number;
+  /** The settle's end, or null when there was none (--settle 0). */
+  readonly settleTo: number | null;
 }
 
 export interface Report {
@@ -119,22 +156,101 @@ export function summarizeService(series: ServiceSeries): ServiceSummary {
   };
 }
 
-/** Gateway RSS before the sockets and after, per socket (the --sockets-only figure). */
-export function socketsOnlyResult(series: readonly ServiceSeries[], sockets: number): SocketsOnlyResult {
+const minOf = (values: readonly (number | null)[]): number | null => {
+  const v = numbers([...values]);
+  return v.length ? Math.min(...v) : null;
+};
+
+/** (held − after) / sockets in whole bytes; null when either is missing or the difference is negative. */
+export function perSocket(held: number | null, after: number | null, sockets: number): number | null {
+  if (held === null || after === null || sockets <= 0 || held < after) return null;
+  return Math.round((held - after) / sockets);
+}
+
+/**
+ * The --sockets-only figure from the gateway's samples: the lowest RSS while all `sockets` were open
+ * during the hold minus the lowest with 0 open during the settle, per socket (see SocketsOnlyResult).
+ * Scrapes that failed, and scrapes where the gateway counted another number of sockets (still
+ * opening or closing, or other clients), are left out. Returns the result and the report's warnings.
+ */
+export function socketsOnlyResult(
+  series: readonly ServiceSeries[],
+  sockets: number,
+  phases: SocketsOnlyPhases,
+): { result: SocketsOnlyResult; warnings: string[] } {
   const gateway = series.find((s) => s.samples.some((x) => x.openSockets !== null)) ?? null;
   const ok = gateway?.samples.filter((s) => s.error === undefined && s.rssBytes !== null) ?? [];
-  const before = ok[0] ?? null;
-  const after = ok.length > 1 ? ok.at(-1)! : null;
-  const bytesPerSocket =
-    before && after && sockets > 0 ? Math.round((after.rssBytes! - before.rssBytes!) / sockets) : null;
+  const inHold = ok.filter((s) => s.t >= phases.holdFrom && s.t <= phases.holdTo);
+  const inSettle =
+    phases.settleTo === null ? [] : ok.filter((s) => s.t > phases.holdTo && s.t <= phases.settleTo!);
+  const held = inHold.filter((s) => s.openSockets === sockets);
+  const after = inSettle.filter((s) => s.openSockets === 0);
+  const rssHeldMinBytes = minOf(held.map((s) => s.rssBytes));
+  const rssHeldMaxBytes = held.length ? Math.max(...held.map((s) => s.rssBytes!)) : null;
+  const rssAfterCloseMinBytes = minOf(after.map((s) => s.rssBytes));
+  const heapHeldMinBytes = minOf(held.map((s) => s.heapUsedBytes ?? null));
+  const heapAfterCloseMinBytes = minOf(after.map((s) => s.heapUsedBytes ?? null));
+  const bytesPerSocket = perSocket(rssHeldMinBytes, rssAfterCloseMinBytes, sockets);
+  const first = ok[0] ?? null;
+  const lastHeld = ok.filter((s) => s.t <= phases.holdTo).at(-1) ?? null;
+
+  const warnings: string[] = [];
+  const seen = (list: readonly ServiceSample[]) => {
+    const counts = numbers(list.map((s) => s.openSockets));
+    return counts.length ? `${Math.min(...counts)}–${Math.max(...counts)}` : 'none';
+  };
+  if (gateway === null || ok.length === 0)
+    warnings.push(
+      'Sockets only: no gateway RSS was sampled; pass --metrics <gateway URL>/metrics to get memory per socket.',
+    );
+  else {
+    if (held.length === 0)
+      warnings.push(
+        `Sockets only: no gateway scrape during the hold counted all ${sockets} sockets open (it counted ${seen(inHold)}): is another client on this gateway, or were sockets lost? No memory per socket.`,
+      );
+    if (phases.settleTo === null)
+      warnings.push(
+        'Sockets only: --settle 0, so no reading with the sockets closed and no memory per socket.',
+      );
+    else if (after.length === 0)
+      warnings.push(
+        `Sockets only: no gateway scrape during the settle counted 0 open sockets (it counted ${seen(inSettle)}): is another client on this gateway, or was --settle shorter than --metrics-interval? No memory per socket.`,
+      );
+    if (rssHeldMinBytes !== null && rssAfterCloseMinBytes !== null && bytesPerSocket === null)
+      warnings.push(
+        `Sockets only: the gateway's lowest RSS with the sockets open (${mb(rssHeldMinBytes)}) is below its lowest after they closed (${mb(rssAfterCloseMinBytes)}): no memory per socket. Use more sockets, and a hold and settle long enough for major GCs.`,
+      );
+    if (
+      bytesPerSocket !== null &&
+      held.length >= 2 &&
+      held.every((s, i) => i === 0 || s.rssBytes! >= held[i - 1]!.rssBytes!)
+    )
+      warnings.push(
+        "Sockets only: the gateway's RSS never fell during the hold, so perhaps no major GC ran and the held minimum still includes garbage: hold longer.",
+      );
+  }
   return {
-    sockets,
-    gateway: gateway?.name ?? null,
-    gatewayRssBeforeBytes: before?.rssBytes ?? null,
-    gatewayRssAfterBytes: after?.rssBytes ?? null,
-    gatewayOpenSocketsBefore: before?.openSockets ?? null,
-    gatewayOpenSocketsAfter: after?.openSockets ?? null,
-    bytesPerSocket,
+    result: {
+      sockets,
+      gateway: gateway?.name ?? null,
+      holdFromSeconds: phases.holdFrom,
+      holdToSeconds: phases.holdTo,
+      settleToSeconds: phases.settleTo,
+      heldSamples: held.length,
+      afterCloseSamples: after.length,
+      rssHeldMinBytes,
+      rssHeldMaxBytes,
+      rssAfterCloseMinBytes,
+      bytesPerSocket,
+      heapHeldMinBytes,
+      heapAfterCloseMinBytes,
+      heapPerSocket: perSocket(heapHeldMinBytes, heapAfterCloseMinBytes, sockets),
+      rssFirstScrapeBytes: first?.rssBytes ?? null,
+      openSocketsFirstScrape: first?.openSockets ?? null,
+      rssLastHeldScrapeBytes: lastHeld?.rssBytes ?? null,
+      openSocketsLastHeldScrape: lastHeld?.openSockets ?? null,
+    },
+    warnings,
   };
 }
 
@@ -235,13 +351,52 @@ export function costHtml(cost: CostReport): string {
   return parts.join('\n');
 }
 
+/** The --sockets-only section: the figure, the readings it comes from, and how it is measured. */
+export function socketsOnlyHtml(so: SocketsOnlyResult): string {
+  const kb = (v: number | null) => (v === null ? '–' : `${formatNumber(v / 1024)} KB`);
+  const settle =
+    so.settleToSeconds === null
+      ? 'no settle (--settle 0)'
+      : `${(so.settleToSeconds - so.holdToSeconds).toFixed(1)} s after closing them`;
+  const row = (k: string, v: string) => `<tr><th>${k}</th><td>${escapeXml(v)}</td></tr>`;
+  return (
+    `<h2>Memory per socket (sockets only)</h2>` +
+    `<table class="kv"><caption>Gateway (${escapeXml(so.gateway ?? 'not sampled')}), ${so.sockets} sockets</caption>` +
+    row('RSS per socket', `${kb(so.bytesPerSocket)} = (held min − closed min) / ${so.sockets}`) +
+    row(
+      'RSS held: min / max',
+      `${mb(so.rssHeldMinBytes)} / ${mb(so.rssHeldMaxBytes)} (${so.heldSamples} scrapes with all ${so.sockets} sockets open, ${so.holdFromSeconds}–${so.holdToSeconds} s)`,
+    ) +
+    row(
+      'RSS closed: min',
+      `${mb(so.rssAfterCloseMinBytes)} (${so.afterCloseSamples} scrapes with 0 sockets open, ${settle})`,
+    ) +
+    row(
+      'heap used per socket',
+      `${kb(so.heapPerSocket)} (held min ${mb(so.heapHeldMinBytes)}, closed min ${mb(so.heapAfterCloseMinBytes)})`,
+    ) +
+    row(
+      'not the figure: first scrape → last held scrape',
+      `${mb(so.rssFirstScrapeBytes)} (${so.openSocketsFirstScrape ?? '–'} sockets) → ${mb(so.rssLastHeldScrapeBytes)} (${so.openSocketsLastHeldScrape ?? '–'} sockets)`,
+    ) +
+    `</table>` +
+    `<p class="note">${escapeXml(
+      'RSS only comes down after a major GC, which moves it by tens of MB, and a just-started gateway holds start-up garbage: a difference of two single scrapes (such as the first and the last) says little. So both sides are minimums of the same process: the lowest RSS while every socket was open (after a GC) and the lowest once they were closed and the gateway settled (after another). Their difference is what the open sockets retain. Hold and settle long enough for major GCs; the held max shows how far garbage took RSS.',
+    )}</p>`
+  );
+}
+
 export function renderHtml(r: Report): string {
   const c = r.config;
   // The drain's last, partial second would read as a drop in throughput: the charts stop at the window's end.
   const ts = r.timeSeries.filter((p) => p.phase !== 'drain');
   const rampEnd = { x: r.phases.rampSeconds, label: 'measuring' };
   const measureEnd = { x: r.phases.rampSeconds + r.phases.measureSeconds, label: 'end' };
-  const marks = [rampEnd, measureEnd];
+  const so = r.socketsOnly;
+  const marks =
+    so && so.settleToSeconds !== null
+      ? [rampEnd, measureEnd, { x: so.holdToSeconds, label: 'closed' }]
+      : [rampEnd, measureEnd];
   const line = (name: string, color: string, pick: (p: SecondPoint) => number | null, dashed = false) =>
     ({ name, color, dashed, points: ts.map((p) => [p.t, pick(p)] as const) }) satisfies LineSeries;
 
@@ -340,7 +495,6 @@ export function renderHtml(r: Report): string {
     );
 
   const t = r.totals;
-  const so = r.socketsOnly;
   const lat = r.latencyMs;
   const config = [
     ['url', c.url],
@@ -402,7 +556,7 @@ ${r.warnings.map((w) => `<div class="warn">${escapeXml(w)}</div>`).join('\n')}
 <div class="fig"><b>${t.errors}</b><span>errors (window; run ${r.run.errors})</span></div>
 <div class="fig"><b>${r.disconnects.total}</b><span>disconnects (${r.reconnects} reconnects)</span></div>
 <div class="fig"><b>${t.matchesFinished}</b><span>matches finished (window)</span></div>
-${so ? `<div class="fig"><b>${so.bytesPerSocket === null ? '–' : `${formatNumber(so.bytesPerSocket / 1024)} KB`}</b><span>gateway RSS per socket</span></div>` : ''}
+${so ? `<div class="fig"><b>${so.bytesPerSocket === null ? '–' : `${formatNumber(so.bytesPerSocket / 1024)} KB`}</b><span>gateway RSS per socket (held min − closed min)</span></div>` : ''}
 </div>
 <h2>Latency</h2>
 <table><tr><th></th><th>count</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr>
@@ -437,11 +591,7 @@ ${countsTable('Errors by code (whole run)', r.errors)}
 ${countsTable('Disconnects by close code', r.disconnects.byCloseCode)}
 <h2>Services</h2>
 ${servicesTable}
-${
-  so
-    ? `<p>Sockets only: ${so.sockets} sockets; gateway (${escapeXml(so.gateway ?? 'not sampled')}) RSS ${mb(so.gatewayRssBeforeBytes)} → ${mb(so.gatewayRssAfterBytes)}, open sockets ${so.gatewayOpenSocketsBefore ?? '–'} → ${so.gatewayOpenSocketsAfter ?? '–'}.</p>`
-    : ''
-}
+${so ? socketsOnlyHtml(so) : ''}
 <h2>Cost per action</h2>
 ${costHtml(r.cost)}
 <h2>This tool</h2>

@@ -5,7 +5,14 @@ import { requestIdentity } from '@dominoes/protocol';
 import { createRng } from '@dominoes/rules';
 import { redactUrl, wsUrlOf, type LoadConfig } from './args';
 import { buildCost, costDenominator, CostMeter, servicesCost } from './cost';
-import { REPORT_SCHEMA, socketsOnlyResult, summarizeService, writeReports, type Report } from './report';
+import {
+  REPORT_SCHEMA,
+  socketsOnlyResult,
+  summarizeService,
+  writeReports,
+  type Report,
+  type SocketsOnlyResult,
+} from './report';
 import { MetricsSampler, type ServiceSample } from './service-metrics';
 import { Recorder, type SecondPoint } from './stats';
 import { errorCode, TableRun, type RunContext } from './table';
@@ -111,7 +118,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
   });
   const sleepOrStop = (ms: number) => Promise.race([sleep(ms), stopSignal]);
 
-  // The baseline scrape comes before the first socket (--sockets-only divides by the difference).
+  // The first scrape comes before the first socket (the report keeps it; it is not the per-socket figure).
   if (sampler.enabled) await sampler.sample(0);
 
   // Once a second: a point of the time series, timeouts, the progress line.
@@ -236,6 +243,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
     tick();
 
     // Close every socket (the tool asked: not disconnects).
+    const holdTo = Math.round(elapsed() * 10) / 10;
     ctx.stopping = true;
     let connectedAtEnd = 0;
     let playingAtEnd = 0;
@@ -246,6 +254,19 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
     }
     const closeUntil = performance.now() + 2000;
     while (performance.now() < closeUntil && tables.some((t) => t.connectedSeats > 0)) await sleep(50);
+
+    // Sockets only: the gateway settles with no socket open, still sampled, for the reading the
+    // memory per socket is measured against. A stop (Ctrl-C) that came during the hold lets it run;
+    // one during the settle ends it.
+    let settleTo: number | null = null;
+    if (config.socketsOnly && config.settleMs > 0 && sampler.enabled) {
+      phase = 'settle';
+      const settleUntil = performance.now() + config.settleMs;
+      const wait = (ms: number) => (stopped ? sleep(ms) : sleepOrStop(ms));
+      await wait(settleUntil - performance.now());
+      await sampler.sampleNow(() => Math.round(elapsed() * 10) / 10);
+      settleTo = Math.round(elapsed() * 10) / 10;
+    }
     if (showProgress && tty) options.progress!.write('\n');
 
     const measureSeconds = Math.round((windowEnd - windowStart) * 10) / 10;
@@ -293,11 +314,16 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       warnings.push(`No ${denominator} in the window: the cost has totals but nothing per action.`);
 
     const series = sampler.series;
-    const socketsOnly = config.socketsOnly ? socketsOnlyResult(series, everConnected) : null;
-    if (socketsOnly && socketsOnly.bytesPerSocket === null)
-      warnings.push(
-        'Sockets only: no gateway RSS was sampled; pass --metrics <gateway URL>/metrics to get memory per socket.',
-      );
+    let socketsOnly: SocketsOnlyResult | null = null;
+    if (config.socketsOnly) {
+      const memory = socketsOnlyResult(series, everConnected, {
+        holdFrom: Math.round(windowStart * 10) / 10,
+        holdTo,
+        settleTo,
+      });
+      socketsOnly = memory.result;
+      warnings.push(...memory.warnings);
+    }
 
     const report: Report = {
       schema: REPORT_SCHEMA,

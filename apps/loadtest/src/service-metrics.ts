@@ -63,6 +63,8 @@ export interface ServiceSample {
   /** process_cpu_seconds_total as scraped (the cost per action takes its difference over the window). */
   readonly cpuSeconds: number | null;
   readonly rssBytes: number | null;
+  /** nodejs_heap_size_used_bytes (prom-client's default metrics), when the service has it. */
+  readonly heapUsedBytes: number | null;
   /** Event-loop delay p99 (prom-client's nodejs_eventloop_lag_p99_seconds, or a histogram's), in ms. */
   readonly eventLoopP99Ms: number | null;
   /** dominoes_open_sockets: present on a gateway. */
@@ -82,7 +84,7 @@ interface State {
   prevLoopBuckets: Map<number, number> | null;
 }
 
-/** Reads each service's /metrics every few seconds: CPU rate, RSS, event-loop delay, open sockets. */
+/** Reads each service's /metrics every few seconds: CPU rate, RSS, heap used, event-loop delay, open sockets. */
 export class MetricsSampler {
   private readonly states: State[];
   private running: Promise<void> | null = null;
@@ -134,6 +136,7 @@ export class MetricsSampler {
         cpu: null,
         cpuSeconds: null,
         rssBytes: null,
+        heapUsedBytes: null,
         eventLoopP99Ms: null,
         openSockets: null,
         error: error instanceof Error ? error.message : String(error),
@@ -170,6 +173,7 @@ export class MetricsSampler {
       cpu: cpu === null ? null : Math.round(cpu * 1000) / 1000,
       cpuSeconds,
       rssBytes: sumOf(metrics.get('process_resident_memory_bytes')),
+      heapUsedBytes: sumOf(metrics.get('nodejs_heap_size_used_bytes')),
       eventLoopP99Ms: loop === null ? null : Math.round(loop * 1e6) / 1000,
       openSockets: sumOf(metrics.get('dominoes_open_sockets')),
     };

@@ -138,7 +138,7 @@ export const zeroCounters = (): Counters => ({
 export interface SecondPoint {
   /** Seconds since the start of the run, at the end of this second. */
   readonly t: number;
-  readonly phase: 'ramp' | 'measure' | 'drain';
+  readonly phase: 'ramp' | 'measure' | 'drain' | 'settle';
   readonly actions: number;
   readonly views: number;
   readonly errors: number;

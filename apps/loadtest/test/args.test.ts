@@ -55,6 +55,7 @@ describe('parseArgs', () => {
       durationMs: 300_000,
       mode: 'play',
       socketsOnly: false,
+      settleMs: 60_000,
       metrics: [],
       metricsIntervalMs: 5000,
       out: null,
@@ -105,6 +106,9 @@ describe('parseArgs', () => {
   it('reads the modes and flags', () => {
     expect(parseArgs(['--mode', 'idle'])).toMatchObject({ mode: 'idle', socketsOnly: false });
     expect(parseArgs(['--sockets-only', '--quiet'])).toMatchObject({ socketsOnly: true, quiet: true });
+    expect(parseArgs(['--sockets-only', '--settle', '1m30s'])).toMatchObject({ settleMs: 90_000 });
+    expect(parseArgs(['--sockets-only', '--settle=500ms'])).toMatchObject({ settleMs: 500 });
+    expect(parseArgs(['--sockets-only', '--settle', '0'])).toMatchObject({ settleMs: 0 });
     expect(parseArgs(['--help'])).toBeNull();
   });
 
@@ -118,6 +122,7 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--target', '120'])).toThrow('steps of 50');
     expect(() => parseArgs(['--url', 'localhost:8080'])).toThrow('http');
     expect(() => parseArgs(['--duration', '0'])).toThrow('at least 1s');
+    expect(() => parseArgs(['--settle', 'soon'])).toThrow('--settle must look like');
     expect(() => parseArgs(['tables'])).toThrow('Unexpected argument');
     expect(() => parseArgs(['--quiet=yes'])).toThrow('takes no value');
   });

@@ -448,6 +448,7 @@ const sample = (t: number, cpuSeconds: number | null): ServiceSample => ({
   cpu: null,
   cpuSeconds,
   rssBytes: null,
+  heapUsedBytes: null,
   eventLoopP99Ms: null,
   openSockets: null,
 });

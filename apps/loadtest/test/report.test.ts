@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from '../src/args';
 import {
   REPORT_SCHEMA,
+  perSocket,
   renderHtml,
   socketsOnlyResult,
   summarizeService,
@@ -20,26 +21,67 @@ function services(): ServiceSeries[] {
       name: 'gateway',
       url: 'http://localhost:8080/metrics',
       samples: [
-        { t: 0, cpu: null, cpuSeconds: 1, rssBytes: 100 * 2 ** 20, eventLoopP99Ms: 10, openSockets: 0 },
-        { t: 5, cpu: 0.2, cpuSeconds: 2, rssBytes: 120 * 2 ** 20, eventLoopP99Ms: 11, openSockets: 400 },
+        {
+          t: 0,
+          cpu: null,
+          cpuSeconds: 1,
+          rssBytes: 100 * 2 ** 20,
+          heapUsedBytes: null,
+          eventLoopP99Ms: 10,
+          openSockets: 0,
+        },
+        {
+          t: 5,
+          cpu: 0.2,
+          cpuSeconds: 2,
+          rssBytes: 120 * 2 ** 20,
+          heapUsedBytes: null,
+          eventLoopP99Ms: 11,
+          openSockets: 400,
+        },
         {
           t: 10,
           cpu: null,
           cpuSeconds: null,
           rssBytes: null,
+          heapUsedBytes: null,
           eventLoopP99Ms: null,
           openSockets: null,
           error: 'fetch failed',
         },
-        { t: 15, cpu: 0.4, cpuSeconds: 6, rssBytes: 140 * 2 ** 20, eventLoopP99Ms: 14, openSockets: 400 },
+        {
+          t: 15,
+          cpu: 0.4,
+          cpuSeconds: 6,
+          rssBytes: 140 * 2 ** 20,
+          heapUsedBytes: null,
+          eventLoopP99Ms: 14,
+          openSockets: 400,
+        },
       ],
     },
     {
       name: 'table-service',
       url: 'http://localhost:8081/metrics',
       samples: [
-        { t: 0, cpu: null, cpuSeconds: 3, rssBytes: 90e6, eventLoopP99Ms: 10, openSockets: null },
-        { t: 5, cpu: 0.6, cpuSeconds: 6, rssBytes: 95e6, eventLoopP99Ms: 12, openSockets: null },
+        {
+          t: 0,
+          cpu: null,
+          cpuSeconds: 3,
+          rssBytes: 90e6,
+          heapUsedBytes: null,
+          eventLoopP99Ms: 10,
+          openSockets: null,
+        },
+        {
+          t: 5,
+          cpu: 0.6,
+          cpuSeconds: 6,
+          rssBytes: 95e6,
+          heapUsedBytes: null,
+          eventLoopP99Ms: 12,
+          openSockets: null,
+        },
       ],
     },
   ];
@@ -365,21 +407,189 @@ describe('the cost section', () => {
   });
 });
 
+/**
+ * A measured 4,000-socket run (MB = 2^20 bytes): the gateway's RSS grows with the ramp, holds at
+ * 230.2 MB, falls to 126.0 MB at a major GC and creeps back to 127.9; after the sockets close it
+ * settles at 108 MB (heap used 30.6 MB). One scrape in the hold failed; the first scrape of the
+ * settle still counts 1,200 sockets (the gateway had not seen every close yet).
+ */
+function measuredRun(): ServiceSeries {
+  const MB = 2 ** 20;
+  const at = (t: number, openSockets: number, rssMb: number, heapMb: number | null = null) => ({
+    t,
+    cpu: 0.1,
+    cpuSeconds: t / 10,
+    rssBytes: Math.round(rssMb * MB),
+    heapUsedBytes: heapMb === null ? null : Math.round(heapMb * MB),
+    eventLoopP99Ms: 5,
+    openSockets,
+  });
+  return {
+    name: 'gateway',
+    url: 'http://localhost:8080/metrics',
+    samples: [
+      // The ramp (0–30 s).
+      at(0, 0, 141.9, 60.2),
+      at(5, 668, 152.8, 66),
+      at(10, 1336, 167.3, 71),
+      at(15, 2004, 183.3, 77),
+      at(20, 2668, 200.8, 84),
+      at(25, 3336, 217.0, 90),
+      // The hold (30–90.2 s): 230.2 four times, then a major GC.
+      at(30.1, 4000, 230.2, 95),
+      at(35, 4000, 230.2, 97),
+      at(40, 4000, 230.2, 99),
+      at(45, 4000, 230.2, 101),
+      at(50, 4000, 126.0, 48.2),
+      at(55, 4000, 126.4, 49),
+      {
+        t: 60,
+        cpu: null,
+        cpuSeconds: null,
+        rssBytes: null,
+        heapUsedBytes: null,
+        eventLoopP99Ms: null,
+        openSockets: null,
+        error: 'fetch failed',
+      },
+      at(65, 4000, 126.9, 50),
+      at(70, 4000, 127.3, 51),
+      at(75, 4000, 127.6, 52),
+      at(80, 4000, 127.8, 53),
+      at(85, 4000, 127.9, 54),
+      at(90.2, 4000, 127.9, 55),
+      // The settle (90.2–150.5 s).
+      at(91, 1200, 127.9, 50),
+      at(95, 0, 121.3, 40),
+      at(100, 0, 112.0, 33),
+      ...[105, 110, 115, 120, 125, 130, 135, 140, 145, 150.5].map((t) => at(t, 0, 108.0, 30.6)),
+    ],
+  };
+}
+
+const PHASES = { holdFrom: 30, holdTo: 90.2, settleTo: 150.5 };
+
 describe('sockets only', () => {
-  it('divides the gateway RSS growth by the sockets, skipping failed scrapes', () => {
-    const result = socketsOnlyResult(services(), 400);
-    expect(result).toEqual({
-      sockets: 400,
+  it('is the lowest held RSS minus the lowest RSS after closing, per socket: about 4.6 KB on the measured run', () => {
+    const { result, warnings } = socketsOnlyResult([measuredRun()], 4000, PHASES);
+    const MB = 2 ** 20;
+    // The held minimum is 126.0 MB (just after the GC), not the 127.9 MB the hold ended on.
+    expect(result.rssHeldMinBytes).toBe(126 * MB);
+    expect(result.rssHeldMaxBytes).toBe(Math.round(230.2 * MB));
+    expect(result.rssAfterCloseMinBytes).toBe(108 * MB);
+    // (126.0 − 108.0) MB / 4000 = 4718.6 B ≈ 4.6 KB.
+    expect(result.bytesPerSocket).toBe(4719);
+    expect(result.bytesPerSocket! / 1024).toBeCloseTo(4.61, 2);
+    expect(result).toMatchObject({
+      sockets: 4000,
       gateway: 'gateway',
-      gatewayRssBeforeBytes: 100 * 2 ** 20,
-      gatewayRssAfterBytes: 140 * 2 ** 20,
-      gatewayOpenSocketsBefore: 0,
-      gatewayOpenSocketsAfter: 400,
-      bytesPerSocket: Math.round((40 * 2 ** 20) / 400),
+      holdFromSeconds: 30,
+      holdToSeconds: 90.2,
+      settleToSeconds: 150.5,
+      // 4000 open from 30.1 s to 90.2 s, the failed scrape left out; the settle's 1,200 left out.
+      heldSamples: 12,
+      afterCloseSamples: 12,
+      heapHeldMinBytes: Math.round(48.2 * MB),
+      heapAfterCloseMinBytes: Math.round(30.6 * MB),
+      heapPerSocket: Math.round((Math.round(48.2 * MB) - Math.round(30.6 * MB)) / 4000),
+      // The old figure's readings, renamed: (127.9 − 141.9) MB / 4000 would be −3.6 KB per socket.
+      rssFirstScrapeBytes: Math.round(141.9 * MB),
+      openSocketsFirstScrape: 0,
+      rssLastHeldScrapeBytes: Math.round(127.9 * MB),
+      openSocketsLastHeldScrape: 4000,
     });
+    expect(result.heapPerSocket).toBe(4614);
+    expect(warnings).toEqual([]);
+  });
+
+  it('per socket: null when a side is missing or the difference is negative', () => {
+    expect(perSocket(126e6, 108e6, 4000)).toBe(4500);
+    expect(perSocket(108e6, 108e6, 4000)).toBe(0);
+    expect(perSocket(100e6, 108e6, 4000)).toBeNull();
+    expect(perSocket(null, 108e6, 4000)).toBeNull();
+    expect(perSocket(126e6, null, 4000)).toBeNull();
+    expect(perSocket(126e6, 108e6, 0)).toBeNull();
+  });
+
+  it('without a settle, has the held readings but no figure, and says why', () => {
+    const { result, warnings } = socketsOnlyResult([measuredRun()], 4000, { ...PHASES, settleTo: null });
+    expect(result).toMatchObject({
+      rssHeldMinBytes: 126 * 2 ** 20,
+      rssAfterCloseMinBytes: null,
+      bytesPerSocket: null,
+    });
+    expect(result.heapPerSocket).toBeNull();
+    expect(warnings).toEqual([expect.stringContaining('--settle 0')]);
+  });
+
+  it('leaves out scrapes where the gateway counted other sockets, and warns when none is left', () => {
+    // Another client held 10 sockets on the gateway the whole time.
+    const run = measuredRun();
+    const crowded = {
+      ...run,
+      samples: run.samples.map((s) =>
+        s.openSockets === null ? s : { ...s, openSockets: s.openSockets + 10 },
+      ),
+    };
+    const { result, warnings } = socketsOnlyResult([crowded], 4000, PHASES);
+    expect(result).toMatchObject({ heldSamples: 0, afterCloseSamples: 0, bytesPerSocket: null });
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        'no gateway scrape during the hold counted all 4000 sockets open (it counted 4010–4010)',
+      ),
+      expect.stringContaining(
+        'no gateway scrape during the settle counted 0 open sockets (it counted 10–1210)',
+      ),
+    ]);
+  });
+
+  it('gives no figure when the held minimum is below the closed one', () => {
+    const run = measuredRun();
+    const grown = {
+      ...run,
+      samples: run.samples.map((s) =>
+        s.t > PHASES.holdTo && s.rssBytes !== null ? { ...s, rssBytes: s.rssBytes + 30 * 2 ** 20 } : s,
+      ),
+    };
+    const { result, warnings } = socketsOnlyResult([grown], 4000, PHASES);
+    expect(result.bytesPerSocket).toBeNull();
+    expect(result.rssAfterCloseMinBytes).toBe(138 * 2 ** 20);
+    expect(warnings).toEqual([
+      expect.stringContaining('126.0 MB) is below its lowest after they closed (138.0 MB)'),
+    ]);
+  });
+
+  it('warns when RSS never fell in the hold (no major GC: the minimum still holds garbage)', () => {
+    const run = measuredRun();
+    const noGc = { ...run, samples: run.samples.filter((s) => !(s.t >= 50 && s.t <= 90.2)) };
+    const { result, warnings } = socketsOnlyResult([noGc], 4000, PHASES);
+    expect(result.rssHeldMinBytes).toBe(Math.round(230.2 * 2 ** 20));
+    expect(result.bytesPerSocket).toBeGreaterThan(0);
+    expect(warnings).toEqual([expect.stringContaining('never fell during the hold')]);
   });
 
   it('has no figure without a gateway scrape', () => {
-    expect(socketsOnlyResult([services()[1]!], 400)).toMatchObject({ gateway: null, bytesPerSocket: null });
+    const { result, warnings } = socketsOnlyResult([services()[1]!], 400, PHASES);
+    expect(result).toMatchObject({ gateway: null, bytesPerSocket: null, rssFirstScrapeBytes: null });
+    expect(warnings).toEqual([expect.stringContaining('pass --metrics')]);
+  });
+
+  it('explains the figure in report.html, and marks the close on the charts', () => {
+    const gateway = measuredRun();
+    const { result } = socketsOnlyResult([gateway], 4000, PHASES);
+    const report = makeReport({
+      socketsOnly: result,
+      services: { summary: [summarizeService(gateway)], series: [gateway] },
+    });
+    const html = renderHtml({ ...report, config: { ...report.config, socketsOnly: true } });
+    expect(html).toContain('<h2>Memory per socket (sockets only)</h2>');
+    expect(html).toContain('<b>4.61 KB</b><span>gateway RSS per socket (held min − closed min)</span>');
+    expect(html).toContain('<tr><th>RSS held: min / max</th><td>126.0 MB / 230.2 MB');
+    expect(html).toContain(
+      '<tr><th>RSS closed: min</th><td>108.0 MB (12 scrapes with 0 sockets open, 60.3 s after closing them)',
+    );
+    expect(html).toContain('not the figure: first scrape → last held scrape');
+    expect(html).toContain('RSS only comes down after a major GC');
+    expect(html).toContain('>closed</text>');
   });
 });

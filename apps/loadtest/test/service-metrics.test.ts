@@ -31,9 +31,16 @@ bad line
 });
 
 describe('samples', () => {
-  it('CPU as a rate between scrapes, RSS, the event-loop p99 gauge, open sockets', () => {
+  it('CPU as a rate between scrapes, RSS, heap used, the event-loop p99 gauge, open sockets', () => {
     const samples = readSamples([
-      { t: 0, text: scrape(10, 100e6, 'nodejs_eventloop_lag_p99_seconds 0.012\ndominoes_open_sockets 0') },
+      {
+        t: 0,
+        text: scrape(
+          10,
+          100e6,
+          'nodejs_eventloop_lag_p99_seconds 0.012\ndominoes_open_sockets 0\nnodejs_heap_size_used_bytes 30e6',
+        ),
+      },
       {
         t: 5,
         text: scrape(12.5, 150e6, 'nodejs_eventloop_lag_p99_seconds 0.020\ndominoes_open_sockets 400'),
@@ -44,6 +51,7 @@ describe('samples', () => {
       cpu: null,
       cpuSeconds: 10,
       rssBytes: 100e6,
+      heapUsedBytes: 30e6,
       eventLoopP99Ms: 12,
       openSockets: 0,
     });
@@ -52,6 +60,7 @@ describe('samples', () => {
       cpu: 0.5,
       cpuSeconds: 12.5,
       rssBytes: 150e6,
+      heapUsedBytes: null,
       eventLoopP99Ms: 20,
       openSockets: 400,
     });
