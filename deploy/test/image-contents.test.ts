@@ -13,7 +13,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Redis from 'ioredis';
@@ -29,6 +28,7 @@ import {
   type StageResult,
 } from './dockerfile-build';
 import { REPO_ROOT } from './helm-binary';
+import { freePort } from '../../libs/platform/src/free-port';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'image-contents');
 const dockerfile = parseDockerfile(fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8'));
@@ -92,17 +92,6 @@ function skipNpmUpgrade(command: string): string | undefined {
     );
   }
   return `this machine's npm already is ${local}`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** A timer that does not keep jest alive after the race it was in is over. */

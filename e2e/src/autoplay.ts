@@ -25,7 +25,17 @@ export function autoplay(
   players: TestPlayer[],
   seed: number,
   done: (view: TableView) => boolean,
-  options: { cutBreaks?: boolean; timeoutMs?: number; onActionAck?: (intentId: string) => void } = {},
+  options: {
+    cutBreaks?: boolean;
+    timeoutMs?: number;
+    onActionAck?: (intentId: string) => void;
+    /**
+     * Think time before each move, uniform in [thinkMs / 2, thinkMs * 1.5). Without it every table
+     * plays as fast as the system answers, and a test process that checks every frame of hundreds
+     * of tables falls behind and runs out of heap.
+     */
+    thinkMs?: number;
+  } = {},
 ): Promise<TableView> {
   const rng = createRng(seed);
   /** The version each player last acted on, and on which connection: after a reconnect it looks again. */
@@ -62,7 +72,9 @@ export function autoplay(
         .catch(() => undefined);
     };
     for (const player of players) {
-      offs.push(player.onView((view, version) => setImmediate(() => act(player, view, version))));
+      const later = (fn: () => void) =>
+        options.thinkMs ? setTimeout(fn, options.thinkMs * (0.5 + rng())) : setImmediate(fn);
+      offs.push(player.onView((view, version) => later(() => act(player, view, version))));
       if (player.view) act(player, player.view, player.client.version);
     }
   });

@@ -15,6 +15,11 @@ export const nodeSocket = (url: string): SocketLike => new WebSocket(url) as unk
 /** A player as a browser would be: an identity, a socket, and every frame it was sent. */
 export class TestPlayer {
   readonly frames: ServerMessage[] = [];
+  /**
+   * Whether view frames are kept in `frames` (for `views()`). Many-table tests turn it off: a
+   * player's whole-match views are megabytes, and hundreds of tables ran the test process out of heap.
+   */
+  recordViews = true;
   client: DominoesClient;
   private readonly viewListeners = new Set<(view: TableView, version: number) => void>();
   private rejoin: { tableId: string; wsUrls: () => string[] } | null = null;
@@ -33,7 +38,9 @@ export class TestPlayer {
 
   private newClient(): DominoesClient {
     const client = new DominoesClient({ socketFactory: nodeSocket, replyTimeoutMs: 15_000 });
-    client.onMessage((m) => this.frames.push(m));
+    client.onMessage((m) => {
+      if (m.type !== 'view' || this.recordViews) this.frames.push(m);
+    });
     client.onView((view, version) => {
       for (const listener of this.viewListeners) listener(view, version);
     });
@@ -60,22 +67,34 @@ export class TestPlayer {
     this.client.close();
   }
 
+  /** True while `failover` runs: a socket that fails during it must not start a second loop. */
+  private failingOver = false;
+
   private async failover(): Promise<void> {
+    if (this.failingOver) return;
+    this.failingOver = true;
     const rejoin = this.rejoin!;
-    for (let attempt = 0; attempt < 50 && this.rejoin === rejoin; attempt++) {
-      const urls = rejoin.wsUrls();
-      this.wsUrl = urls[attempt % urls.length]!;
-      this.client = this.newClient();
-      try {
-        await this.client.connect(this.wsUrl, this.token);
-        if (this.rejoin !== rejoin) return this.client.close();
-        // Counted before the rejoin's view arrives, so a player looks at that view afresh.
-        this.reconnects++;
-        await this.join(rejoin.tableId);
-        return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 200));
+    try {
+      for (let attempt = 0; attempt < 50 && this.rejoin === rejoin; attempt++) {
+        const urls = rejoin.wsUrls();
+        this.wsUrl = urls[attempt % urls.length]!;
+        const client = this.newClient();
+        this.client = client;
+        try {
+          await client.connect(this.wsUrl, this.token);
+          if (this.rejoin !== rejoin) return client.close();
+          // Counted before the rejoin's view arrives, so a player looks at that view afresh.
+          this.reconnects++;
+          await this.join(rejoin.tableId);
+          return;
+        } catch {
+          // This attempt's socket goes (a connected one whose join failed too), then a new one.
+          client.close();
+          await new Promise((r) => setTimeout(r, 200));
+        }
       }
+    } finally {
+      this.failingOver = false;
     }
   }
 

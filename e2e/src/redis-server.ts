@@ -1,23 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
+import { freePort } from '../../libs/platform/src/free-port';
 
 /** Where its log goes: test-artifacts/logs/<label>/redis-server.log (next to the services' logs). */
 const LOGS = resolve(__dirname, '../../test-artifacts/logs');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /**
  * A redis-server of a test's own (the unit tests of the services use it too: it imports nothing else
@@ -77,8 +66,11 @@ export class TestRedisServer {
       ],
       { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
+    // Two pipes into one file: neither may end it (the other would then write after the end, an
+    // error that fails the suite); it ends when the process has closed both.
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once('close', () => log.end());
     this.child = child;
     const failed = new Promise<never>((_, reject) =>
       child.once('error', (error) =>

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
+import { freePort } from '../../libs/platform/src/free-port';
 
 /** `table-service` for the first instance, `table-service#1` for the second, ... */
 export const instanceName = (service: ServiceName, index: number): string =>
@@ -22,17 +22,6 @@ export interface SystemOptions {
   readonly breakMs?: number;
   readonly shards?: number;
   readonly env?: Record<string, string>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
@@ -143,8 +132,11 @@ export class TestSystem {
       env: { ...process.env, ...this.env(), PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
+    // Two pipes into one file: neither may end it (the other would then write after the end, an
+    // error that fails the suite); it ends when the process has closed both.
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once('close', () => log.end());
     this.running.set(instance, { child, port });
     await waitReady(`http://127.0.0.1:${port}/health/ready`, child);
   }

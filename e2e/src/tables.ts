@@ -35,17 +35,22 @@ export async function seatTables(
       }),
     );
     for (const { players, tableId } of seated) {
-      for (const p of players) p.keepSeat(tableId, wsUrls);
+      for (const p of players) {
+        p.keepSeat(tableId, wsUrls);
+        p.recordViews = false; // only the errors and the last view are checked
+      }
       tables.push({ tableId, players, acked: [], finished: Promise.resolve(null as unknown as TableView) });
     }
   }
   return tables;
 }
 
-export function playAll(tables: PlayingTable[], timeoutMs: number): void {
+/** Every table plays its match to the end; `thinkMs` before each move (see autoplay). */
+export function playAll(tables: PlayingTable[], timeoutMs: number, thinkMs?: number): void {
   tables.forEach((table, i) => {
     table.finished = autoplay(table.players, 1000 + i, (v) => v.status === 'finished', {
       timeoutMs,
+      thinkMs,
       onActionAck: (id) => table.acked.push(id),
     });
   });
