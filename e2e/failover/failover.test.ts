@@ -1,7 +1,8 @@
 import { errorCodes, checkStored, playAll, seatTables } from '../src/tables';
 import { TestSystem } from '../src/system';
 
-const TABLES = Number(process.env.FAILOVER_TABLES ?? 200);
+/** 200 with `npm run test:failover` (the issue's figure); 60 inside `npm test`, to keep CI short. */
+const TABLES = Number(process.env.FAILOVER_TABLES ?? 60);
 
 async function ownedShards(system: TestSystem, instances: string[]): Promise<number> {
   let total = 0;
