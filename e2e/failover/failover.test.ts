@@ -86,11 +86,13 @@ describe('timer-service failover', () => {
     await new Promise((r) => setTimeout(r, 3000));
     await system.kill('timer-service#1');
     const before = logLength();
-    await new Promise((r) => setTimeout(r, 6000));
+    await new Promise((r) => setTimeout(r, 12_000));
     const after = logLength();
-    // About one move a second per table goes on, with only the surviving timer (a job the killed
-    // one held is fired by the table-service's overdue sweep after OVERDUE_GRACE_MS).
-    after.forEach((n, i) => expect(n - before[i]!).toBeGreaterThanOrEqual(3));
+    // Every table goes on moving with only the surviving timer: about one move a second, except a
+    // table whose job the killed timer held. That job stays locked until BullMQ sees it stalled
+    // (lockDuration 10 s), and meanwhile the table-service's overdue sweep fires each of its
+    // deadlines OVERDUE_GRACE_MS (2 s) late, at the next sweep: a move every 3–5 s, at least 2 in 12 s.
+    after.forEach((n, i) => expect(n - before[i]!).toBeGreaterThanOrEqual(2));
     for (const t of tables) {
       const log = t.players[0]!.view!.game!.log;
       expect(log.every((e) => e.by !== 'player')).toBe(true);
