@@ -2,15 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { redisNames, shardOf } from '@dominoes/protocol';
 import {
   createDeadlineQueue,
-  createLogger,
   createRedis,
   upsertDeadline,
   type DeadlineQueue,
   type Redis,
 } from '@dominoes/platform';
 import { TestRedisServer } from '../../../e2e/src/redis-server';
-import { readTimerConfig } from '../src/config';
-import { startTimerService, type TimerApp } from '../src/timer-app';
+import type { TimerApp } from '../src/timer-app';
+import { startTestTimer } from './support';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,17 +38,7 @@ describe('timer-service across a Redis restart', () => {
     server = await TestRedisServer.start('timer-redis-restart');
     redis = createRedis(server.url, 'timer-restart-test');
     queue = createDeadlineQueue(server.url, prefix);
-    const config = readTimerConfig({
-      REDIS_URL: server.url,
-      REDIS_PREFIX: prefix,
-      TABLE_SHARDS: '4',
-      PORT: '0',
-      HOST: '127.0.0.1',
-    });
-    timer = await startTimerService(config, {
-      logger: createLogger('timer-restart-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      defaultMetrics: false,
-    });
+    timer = await startTestTimer(server.url, prefix, 'timer-restart-test', { TABLE_SHARDS: '4' });
   }, 30_000);
 
   afterAll(async () => {

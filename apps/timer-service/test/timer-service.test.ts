@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { IntentEnvelopeSchema, redisNames, shardOf, type IntentEnvelope } from '@dominoes/protocol';
 import {
   createDeadlineQueue,
-  createLogger,
   createRedis,
   upsertDeadline,
   type DeadlineQueue,
   type Redis,
 } from '@dominoes/platform';
-import { readTimerConfig } from '../src/config';
-import { startTimerService, type TimerApp } from '../src/timer-app';
+import type { TimerApp } from '../src/timer-app';
+import { startTestTimer } from './support';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test_timer_${randomBytes(4).toString('hex')}`;
@@ -40,17 +39,9 @@ beforeAll(async () => {
   redis = createRedis(REDIS_URL, 'timer-test');
   await redis.config('SET', 'hz', '100');
   queue = createDeadlineQueue(REDIS_URL, prefix);
-  const config = readTimerConfig({
-    REDIS_URL,
-    REDIS_PREFIX: prefix,
+  timer = await startTestTimer(REDIS_URL, prefix, 'timer-test', {
     TABLE_SHARDS: String(SHARDS),
-    PORT: '0',
-    HOST: '127.0.0.1',
     QUEUE_DEPTH_INTERVAL_MS: '100',
-  });
-  timer = await startTimerService(config, {
-    logger: createLogger('timer-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
-    defaultMetrics: false,
   });
 }, 30_000);
 
