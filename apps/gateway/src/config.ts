@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError, intFromEnv, readBaseConfig, stringFromEnv, type BaseConfig } from '@dominoes/platform';
+import { normaliseAddress } from './edge/client-address';
+import { originOf } from './edge/origin-policy';
 
 export interface RateLimitConfig {
   /** Frames a socket may send per second, on average. */
@@ -30,6 +33,10 @@ export interface GatewayConfig extends BaseConfig {
   readonly heartbeatMs: number;
   /** The heartbeat key's TTL (GATEWAY_HEARTBEAT_TTL_MS): how long a dead gateway still looks alive. */
   readonly heartbeatTtlMs: number;
+  /** Browser origins allowed on the HTTP API and the WebSocket upgrade: PUBLIC_URL's and ALLOWED_ORIGINS. */
+  readonly allowedOrigins: readonly string[];
+  /** Peers whose X-Forwarded-For is believed (TRUSTED_PROXIES, comma-separated IP addresses). */
+  readonly trustedProxies: ReadonlySet<string>;
 }
 
 export const DEV_TOKEN_SECRET = 'dominoes-dev-secret-not-for-production';
@@ -67,6 +74,19 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       `GATEWAY_HEARTBEAT_TTL_MS (${heartbeatTtlMs}) must be at least twice GATEWAY_HEARTBEAT_MS (${heartbeatMs}), or one late heartbeat makes a live gateway look dead.`,
     );
   }
+  const allowedOrigins = [publicUrl, ...listFromEnv(env, 'ALLOWED_ORIGINS')].map((url) => {
+    try {
+      return originOf(url);
+    } catch {
+      throw new ConfigError(`ALLOWED_ORIGINS holds absolute http(s) URLs; got "${url}".`);
+    }
+  });
+  const trustedProxies = listFromEnv(env, 'TRUSTED_PROXIES').map((address) => {
+    if (isIP(address) === 0) {
+      throw new ConfigError(`TRUSTED_PROXIES holds IP addresses, comma-separated; got "${address}".`);
+    }
+    return normaliseAddress(address);
+  });
   return {
     ...base,
     port,
@@ -86,5 +106,14 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 120_000),
     heartbeatMs,
     heartbeatTtlMs,
+    allowedOrigins: [...new Set(allowedOrigins)],
+    trustedProxies: new Set(trustedProxies),
   };
+}
+
+function listFromEnv(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
