@@ -37,4 +37,23 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'net', 'http', 'child_process'] }],
     },
   },
+  {
+    // A live deal comes from the CSPRNG (apps/table-service/src/table/deal-source.ts); the seeded
+    // generator is predictable and stays in tests, benchmarks and tools (issue 10, docs/security.md).
+    files: ['apps/gateway/src/**/*.ts', 'apps/table-service/src/**/*.ts', 'apps/timer-service/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@dominoes/rules',
+              importNames: ['createSeededRng'],
+              message: 'The seeded generator is predictable: live deals use dealSource (the CSPRNG).',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

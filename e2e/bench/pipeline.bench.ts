@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { createRng, type Action } from '@dominoes/rules';
+import { createSeededRng, type Action } from '@dominoes/rules';
 import { createTable, DominoesClient, requestIdentity, type TableView } from '@dominoes/protocol';
 import { nodeSocket } from '../src/players';
 import { ROOT, TestSystem } from '../src/system';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const system = args.url ? null : await TestSystem.start('bench', { shards: 16 });
   const httpUrl = args.url ?? system!.httpUrl;
   const wsUrl = httpUrl.replace(/^http/, 'ws') + '/ws';
-  const rng = createRng(1);
+  const rng = createSeededRng(1);
   const tables: DominoesClient[][] = [];
   const arrivals: Map<number, number>[][] = [];
   const sent: Sent[] = [];
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     if (game?.phase === 'between-rounds' && view.hostSeat === seat)
       return void client.startRound().catch(() => undefined);
     if (game?.phase !== 'playing' || game.turn !== seat || game.legal.length === 0) return;
-    const action = game.legal[Math.floor(rng() * game.legal.length)] as Action;
+    const action = game.legal[rng.below(game.legal.length)] as Action;
     const record: Sent = { t0: performance.now(), actor: seat, table, version: null };
     const request =
       action.type === 'play'

@@ -1,4 +1,4 @@
-import { createRng, type Action, type Rng } from '@dominoes/rules';
+import { createSeededRng, type Action, type Rng } from '@dominoes/rules';
 import type { TableView } from '@dominoes/protocol';
 import type { TestPlayer } from './players';
 
@@ -6,7 +6,7 @@ import type { TestPlayer } from './players';
 export function sendRandomLegal(player: TestPlayer, view: TableView, rng: Rng): Promise<unknown> | null {
   const legal = view.game?.legal ?? [];
   if (legal.length === 0) return null;
-  const action = legal[Math.floor(rng() * legal.length)] as Action;
+  const action = legal[rng.below(legal.length)] as Action;
   switch (action.type) {
     case 'play':
       return player.client.play(action.tile, action.end);
@@ -37,7 +37,7 @@ export function autoplay(
     thinkMs?: number;
   } = {},
 ): Promise<TableView> {
-  const rng = createRng(seed);
+  const rng = createSeededRng(seed);
   /** The version each player last acted on, and on which connection: after a reconnect it looks again. */
   const acted = new Map<TestPlayer, { version: number; reconnects: number }>();
   const mark = (player: TestPlayer, version: number) =>
@@ -73,7 +73,7 @@ export function autoplay(
     };
     for (const player of players) {
       const later = (fn: () => void) =>
-        options.thinkMs ? setTimeout(fn, options.thinkMs * (0.5 + rng())) : setImmediate(fn);
+        options.thinkMs ? setTimeout(fn, options.thinkMs * (0.5 + rng.fraction())) : setImmediate(fn);
       offs.push(player.onView((view, version) => later(() => act(player, view, version))));
       if (player.view) act(player, player.view, player.client.version);
     }

@@ -2,7 +2,7 @@ import { readLog, replayLog } from '../src/stored-log';
 import { seatPlayers } from '../src/players';
 import { autoplay, sendRandomLegal } from '../src/autoplay';
 import { TestSystem } from '../src/system';
-import { createRng } from '@dominoes/rules';
+import { createSeededRng } from '@dominoes/rules';
 
 describe('crash and restart: kill -9 the table-service and the timer-service mid-match', () => {
   let system: TestSystem;
@@ -22,7 +22,7 @@ describe('crash and restart: kill -9 the table-service and the timer-service mid
     const onActionAck = (id: string) => acked.push(id);
     // Play a while, then kill both with an action in flight.
     await autoplay(players, 21, (v) => (v.game?.log.length ?? 0) >= 6, { onActionAck });
-    const rng = createRng(5);
+    const rng = createSeededRng(5);
     const playing = await players[0]!.client.waitForView((v) => v.game?.phase === 'playing');
     const mover = players.find((p) => p.seat === playing.game!.turn)!;
     await mover.client.waitForView((v) => v.game?.turn === mover.seat);

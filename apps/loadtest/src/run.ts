@@ -2,7 +2,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { requestIdentity } from '@dominoes/protocol';
-import { createRng } from '@dominoes/rules';
+import { createSeededRng } from '@dominoes/rules';
 import { redactUrl, wsUrlOf, type LoadConfig } from './args';
 import { buildCost, costDenominator, CostMeter, servicesCost } from './cost';
 import {
@@ -102,7 +102,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
     httpUrl,
     wsUrl: wsUrlOf(httpUrl),
     rec,
-    rng: createRng(config.seed),
+    rng: createSeededRng(config.seed),
     acting: !config.socketsOnly,
     stopping: false,
   };

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createTable, requestIdentity, type TableView } from '@dominoes/protocol';
-import type { Rng } from '@dominoes/rules';
+import type { SeededRng } from '@dominoes/rules';
 import type { LoadConfig } from './args';
 import { LeanSeat, SeatError, type Reply, type SeatEvents, type ViewFrame } from './lean-client';
 import type { Recorder } from './stats';
@@ -11,7 +11,7 @@ export interface RunContext {
   readonly httpUrl: string;
   readonly wsUrl: string;
   readonly rec: Recorder;
-  readonly rng: Rng;
+  readonly rng: SeededRng;
   /** Seats act (moves, host intents) only while this is true. */
   acting: boolean;
   /** The run is ending: closes and failed replies are no longer counted. */
@@ -201,7 +201,7 @@ export class TableRun implements SeatEvents {
     if (view === null || version <= bot.handledVersion || version < bot.ackVersion) return;
     if (this.intentFor(view) === null) return;
     const [min, max] = ctx.config.thinkMs;
-    const think = min + (max - min) * ctx.rng();
+    const think = min + (max - min) * ctx.rng.fraction();
     if (think <= 0) this.fire(bot);
     else
       bot.timer = setTimeout(() => {
@@ -225,7 +225,7 @@ export class TableRun implements SeatEvents {
       return;
     }
     const legal = view.game!.legal;
-    const action = legal[Math.floor(rng() * legal.length)]!;
+    const action = legal[rng.below(legal.length)]!;
     const body =
       action.type !== 'play'
         ? {}
@@ -352,7 +352,7 @@ export class TableRun implements SeatEvents {
   private reconnectLater(bot: Bot, afterMs: number | null): void {
     if (bot.reconnecting) return;
     bot.reconnecting = true;
-    const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** bot.reconnectAttempts) * (0.5 + 0.5 * this.ctx.rng());
+    const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** bot.reconnectAttempts) * (0.5 + 0.5 * this.ctx.rng.fraction());
     setTimeout(() => void this.reconnect(bot), afterMs ?? backoff);
   }
 

@@ -1,11 +1,11 @@
-import { createRng, RULE_DURATIONS } from '@dominoes/rules';
+import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
 import type { IntentEnvelope, TableIntent } from '@dominoes/protocol';
 import { decide, openTable, type Decision, type PolicyContext } from '../src/table/table-policy';
 import type { TableState } from '../src/table/table-state';
 
 const ctx = (now = 1_000_000, seed = 1): PolicyContext => ({
   now,
-  rng: createRng(seed),
+  rng: createSeededRng(seed),
   durations: RULE_DURATIONS,
 });
 let counter = 0;
@@ -117,7 +117,7 @@ describe('table policy', () => {
   it('P17 with shortened clocks (tests, load tests): every deadline uses the configured durations', () => {
     const short: PolicyContext = {
       now: 1_000_000,
-      rng: createRng(1),
+      rng: createSeededRng(1),
       durations: { turnMs: 3000, disconnectedTurnMs: 1000, breakMs: 2000 },
     };
     let table = fill(open(), ['p1', 'p2', 'p3'], short);

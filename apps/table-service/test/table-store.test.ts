@@ -1,5 +1,5 @@
 import { createPrisma, type PrismaClient } from '@dominoes/platform';
-import { createRng, RULE_DURATIONS } from '@dominoes/rules';
+import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
 import type { IntentEnvelope } from '@dominoes/protocol';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { decide, openTable } from '../src/table/table-policy';
@@ -45,7 +45,7 @@ describe('table store on a real Postgres', () => {
     const table = (await store.load('STORE1')) as TableState;
     const decision = decide(table, joinEnvelope(uuid(1), 'join-1'), {
       now: 0,
-      rng: createRng(1),
+      rng: createSeededRng(1),
       durations: RULE_DURATIONS,
     });
     if (!decision.ok) throw new Error(decision.message);
@@ -53,7 +53,7 @@ describe('table store on a real Postgres', () => {
     // A replica that still believes in the old version tries to write its own change.
     const zombie = decide(table, joinEnvelope(uuid(2), 'join-2'), {
       now: 0,
-      rng: createRng(1),
+      rng: createSeededRng(1),
       durations: RULE_DURATIONS,
     });
     if (!zombie.ok) throw new Error(zombie.message);
@@ -71,7 +71,7 @@ describe('table store on a real Postgres', () => {
     const table = (await store.load('STORE1')) as TableState;
     const decision = decide(table, joinEnvelope(uuid(3), 'join-1'), {
       now: 0,
-      rng: createRng(1),
+      rng: createSeededRng(1),
       durations: RULE_DURATIONS,
     });
     if (!decision.ok) throw new Error(decision.message);

@@ -1,7 +1,7 @@
 import {
   applyOrThrow,
   createMatch,
-  createRng,
+  createSeededRng,
   legalActions,
   startRound,
   type Action,
@@ -12,7 +12,7 @@ import { layoutBoard, layoutFor, type LaidTile, type Rect } from '../src/board/l
 
 /** Plays a whole round with random legal actions (the rules library decides what is legal). */
 function playRound(variant: Variant, seats: number, seed: number): MatchState[] {
-  const rng = createRng(seed);
+  const rng = createSeededRng(seed);
   const created = createMatch({ variant, seats });
   if (!created.ok) throw new Error(created.error.message);
   const started = startRound(created.value, rng);
@@ -21,7 +21,7 @@ function playRound(variant: Variant, seats: number, seed: number): MatchState[] 
   const states = [match];
   while (match.phase === 'playing' && match.round) {
     const legal = legalActions(match, match.round.turn);
-    const action = legal[Math.floor(rng() * legal.length)] as Action;
+    const action = legal[rng.below(legal.length)] as Action;
     match = applyOrThrow(match, action);
     states.push(match);
   }

@@ -9,7 +9,7 @@ import type { TableView } from '@dominoes/protocol';
 import {
   applyOrThrow,
   createMatch,
-  createRng,
+  createSeededRng,
   legalActions,
   rulesOf,
   seatView,
@@ -26,7 +26,7 @@ export const GALLERY_TABLE = 'BRDXYZ';
 
 /** The states of one random round, from the deal to the last play. */
 export function roundStates(variant: Variant, seats: number, seed: number): MatchState[] {
-  const rng = createRng(seed);
+  const rng = createSeededRng(seed);
   const created = createMatch({ variant, seats });
   if (!created.ok) throw new Error(created.error.message);
   const started = startRound(created.value, rng);
@@ -35,7 +35,7 @@ export function roundStates(variant: Variant, seats: number, seed: number): Matc
   const states = [match];
   while (match.phase === 'playing' && match.round) {
     const legal = legalActions(match, match.round.turn);
-    match = applyOrThrow(match, legal[Math.floor(rng() * legal.length)] as Action);
+    match = applyOrThrow(match, legal[rng.below(legal.length)] as Action);
     states.push(match);
   }
   return states;
@@ -43,7 +43,7 @@ export function roundStates(variant: Variant, seats: number, seed: number): Matc
 
 /** A whole match played at random to its end (the match-over panel). */
 export function wholeMatch(variant: Variant, seats: number, target: number, seed: number): MatchState {
-  const rng = createRng(seed);
+  const rng = createSeededRng(seed);
   const created = createMatch({ variant, seats, target });
   if (!created.ok) throw new Error(created.error.message);
   let match = created.value;
@@ -55,7 +55,7 @@ export function wholeMatch(variant: Variant, seats: number, target: number, seed
       continue;
     }
     const legal = legalActions(match, match.round!.turn);
-    match = applyOrThrow(match, legal[Math.floor(rng() * legal.length)] as Action);
+    match = applyOrThrow(match, legal[rng.below(legal.length)] as Action);
   }
   return match;
 }

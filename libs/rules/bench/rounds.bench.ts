@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import {
   applyAction,
   createMatch,
-  createRng,
+  createSeededRng,
   legalActions,
   startRound,
   type MatchState,
@@ -74,7 +74,7 @@ function playRound(rng: Rng): { actions: number; points: number } {
   let actions = 0;
   while (match.round !== null && match.round.result === null) {
     const legal = legalActions(match, match.round.turn);
-    const action = legal[Math.floor(rng() * legal.length)];
+    const action = legal[rng.below(legal.length)];
     if (action === undefined) throw new Error('a round in play offered no legal action');
     match = unwrap(applyAction(match, action));
     actions++;
@@ -128,7 +128,7 @@ const median = (values: readonly number[]): number => {
 function main(): void {
   const options = parseOptions(process.argv.slice(2));
   const loadBefore = os.loadavg()[0] as number;
-  const rng = createRng(options.seed);
+  const rng = createSeededRng(options.seed);
   if (options.warmup > 0) run(rng, options.warmup);
   const samples: Sample[] = [];
   for (let i = 0; i < options.samples; i++) samples.push(run(rng, options.seconds));

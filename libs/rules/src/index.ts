@@ -1,7 +1,7 @@
 export * from './types';
 export * from './tiles';
 export * from './errors';
-export { createRng, shuffled, type Rng } from './rng';
+export { createSeededRng, shuffled, type Rng, type SeededRng } from './rng';
 export { RULE_SETS, FIVE_TILE_DOMINO_BONUS, type RuleSet } from './rule-sets';
 export {
   createMatch,

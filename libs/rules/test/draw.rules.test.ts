@@ -6,7 +6,7 @@ import {
   applyAction,
   automaticAction,
   createMatch,
-  createRng,
+  createSeededRng,
   legalActions,
   matchResult,
   RULE_SETS,
@@ -73,7 +73,7 @@ const D5_SCRIPT = D5_CHAIN.map((x, i) => `${i % 3}:${text([x])}${i === 0 ? '' : 
 describe('draw game', () => {
   it('D1 2 to 4 seats, each for themselves, 7 tiles each; the undealt tiles are a hidden boneyard', () => {
     for (const seats of [2, 3, 4]) {
-      const m = must(startRound(drawGame(seats), createRng(`d1-${seats}`)));
+      const m = must(startRound(drawGame(seats), createSeededRng(`d1-${seats}`)));
       expect(m.scores).toEqual(new Array(seats).fill(0));
       expect(Array.from({ length: seats }, (_, s) => sideOf(m, s))).toEqual(
         Array.from({ length: seats }, (_, s) => s),
@@ -239,7 +239,7 @@ describe('draw game', () => {
     expect(to100.phase).toBe('between-rounds');
     expect(matchResult(to100).finished).toBe(false);
     // The next round is dealt and opened by the next seat.
-    const next = must(startRound(to100, createRng('d8')));
+    const next = must(startRound(to100, createSeededRng('d8')));
     expect(round(next).number).toBe(2);
     expect(round(next).opener).toBe(1);
 
@@ -247,7 +247,7 @@ describe('draw game', () => {
     const one = steps(deal(drawGame(3, { oneRound: true }), D5_DEAL.hands, D5_DEAL.stock), D5_SCRIPT);
     expect(one.phase).toBe('over');
     expect(matchResult(one)).toEqual({ finished: true, winnerSide: 0, scores: [20, 0, 0] });
-    expect(refusal(startRound(one, createRng(1)))).toBe('MATCH_OVER');
+    expect(refusal(startRound(one, createSeededRng(1)))).toBe('MATCH_OVER');
     // One-round game, blocked: D6 names the winner; a D7 tie leaves no winner.
     const blocked = steps(deal(drawGame(3, { oneRound: true }), D6_DEAL.hands, D6_DEAL.stock), BLOCK_SCRIPT);
     expect(matchResult(blocked)).toEqual({ finished: true, winnerSide: 0, scores: [60, 0, 0] });

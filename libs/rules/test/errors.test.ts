@@ -5,7 +5,7 @@
 import {
   applyAction,
   createMatch,
-  createRng,
+  createSeededRng,
   RULE_ERROR_CODES,
   startRound,
   startRoundWithDeal,
@@ -233,8 +233,8 @@ describe('typed errors for bad configurations and deals', () => {
   });
 
   it('refuses to start a round while one is in play (ROUND_IN_PLAY) or after the match (MATCH_OVER)', () => {
-    const playing = must(startRound(newMatch({ variant: 'draw', seats: 2 }), createRng(1)));
-    expect(refusal(startRound(playing, createRng(2)))).toBe('ROUND_IN_PLAY');
+    const playing = must(startRound(newMatch({ variant: 'draw', seats: 2 }), createSeededRng(1)));
+    expect(refusal(startRound(playing, createSeededRng(2)))).toBe('ROUND_IN_PLAY');
     expect(
       refusal(startRoundWithDeal(playing, { hands: playing.round!.hands, stock: playing.round!.stock })),
     ).toBe('ROUND_IN_PLAY');

@@ -2,7 +2,7 @@
 import {
   applyAction,
   createMatch,
-  createRng,
+  createSeededRng,
   FIVE_TILE_DOMINO_BONUS,
   isDouble,
   legalActions,
@@ -61,7 +61,7 @@ const TIED = {
 describe('five-tile game', () => {
   it('F1 2 to 4 seats, each for themselves, 5 tiles each; the rest is the boneyard', () => {
     for (const seats of [2, 3, 4]) {
-      const m = must(startRound(fiveTile(seats), createRng(`f1-${seats}`)));
+      const m = must(startRound(fiveTile(seats), createSeededRng(`f1-${seats}`)));
       expect(m.scores).toEqual(new Array(seats).fill(0));
       expect(round(m).hands.map((h) => h.length)).toEqual(new Array(seats).fill(5));
       expect(round(m).stock).toHaveLength(28 - 5 * seats);
@@ -111,8 +111,8 @@ describe('five-tile game', () => {
     let redealt = 0;
     const mismatches: number[] = [];
     for (let seed = 0; seed < 400; seed++) {
-      const m = must(startRound(fiveTile(2), createRng(seed)));
-      const rng = createRng(seed);
+      const m = must(startRound(fiveTile(2), createSeededRng(seed)));
+      const rng = createSeededRng(seed);
       let expected = randomDeal(rules, 2, rng);
       let thrown = 0;
       while (!hasDouble(expected.hands)) {
@@ -275,7 +275,7 @@ describe('five-tile game', () => {
     }
     for (let seed = 1; seed <= 25; seed++) {
       const seats = 2 + (seed % 3);
-      const rng = createRng(`f8-${seed}`);
+      const rng = createSeededRng(`f8-${seed}`);
       let m = fiveTile(seats);
       let rounds = 0;
       while (m.phase !== 'over') {
@@ -284,7 +284,7 @@ describe('five-tile game', () => {
         rounds++;
         while (m.phase === 'playing') {
           const legal = legalActions(m, round(m).turn);
-          m = must(applyAction(m, legal[Math.floor(rng() * legal.length)]!));
+          m = must(applyAction(m, legal[rng.below(legal.length)]!));
         }
       }
       const r = matchResult(m);

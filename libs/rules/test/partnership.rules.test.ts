@@ -6,7 +6,7 @@ import {
   applyAction,
   automaticAction,
   createMatch,
-  createRng,
+  createSeededRng,
   deadlineAction,
   handPips,
   legalActions,
@@ -52,7 +52,7 @@ const ALL_SIXES = [
 
 /** Plays the whole round (or match) by the table's deadline choice (P16). */
 function playByDeadlines(m: MatchState, untilMatchOver = false, seed = 1): MatchState {
-  const rng = createRng(seed);
+  const rng = createSeededRng(seed);
   let state = m;
   for (let i = 0; i < 10_000; i++) {
     if (state.phase === 'over') return state;
@@ -99,23 +99,23 @@ describe('partnership: seats and teams', () => {
     // "No robots" and seating by arrival are the table service's; the library's part is that a match has
     // 4 seats, a round deals 4 hands, and the table never chooses a play on its own (only forced passes).
     expect(refusal(createMatch({ variant: 'partnership', seats: 3 }))).toBe('INVALID_SEAT_COUNT');
-    let m = must(startRound(partnership(), createRng('p3')));
+    let m = must(startRound(partnership(), createSeededRng('p3')));
     expect(round(m).hands).toHaveLength(4);
-    const rng = createRng(3);
+    const rng = createSeededRng(3);
     while (m.phase === 'playing') {
       const seat = round(m).turn;
       const legal = legalActions(m, seat);
       const auto = automaticAction(m, () => true);
       if (legal.some((a) => a.type === 'play')) expect(auto).toBeNull();
       else expect(auto).toEqual({ type: 'pass', seat });
-      m = must(applyAction(m, legal[Math.floor(rng() * legal.length)]!));
+      m = must(applyAction(m, legal[rng.below(legal.length)]!));
     }
   });
 });
 
 describe('partnership: the deal and the opening', () => {
   it('P4 the whole set is dealt, 7 tiles a seat, no boneyard; nobody draws; every round is a new deal', () => {
-    const rng = createRng('p4');
+    const rng = createSeededRng('p4');
     let m = must(startRound(partnership(), rng));
     const first = round(m);
     expect(first.hands.map((h) => h.length)).toEqual([7, 7, 7, 7]);
@@ -173,7 +173,7 @@ describe('partnership: the deal and the opening', () => {
     );
     m = playByDeadlines(m);
     const openers = [round(m).opener];
-    const rng = createRng('p6');
+    const rng = createSeededRng('p6');
     for (let r = 2; r <= 6 && m.phase !== 'over'; r++) {
       m = must(startRound(m, rng));
       openers.push(round(m).opener);
@@ -528,7 +528,7 @@ describe('partnership: target and match end', () => {
       [1, 45],
       [1, 50],
     ]);
-    expect(refusal(startRound(m, createRng(1)))).toBe('MATCH_OVER');
+    expect(refusal(startRound(m, createSeededRng(1)))).toBe('MATCH_OVER');
     expect(refusal(applyAction(m, { type: 'pass', seat: 3 }))).toBe('MATCH_OVER');
     expect(seatView(m, 0).matchResult).toEqual({ finished: true, winnerSide: 1, scores: [0, 95] });
 
@@ -544,7 +544,7 @@ describe('partnership: target and match end', () => {
   it('P21 a partnership match never ends tied: exactly one team scores each round, even on equal totals', () => {
     for (let seed = 1; seed <= 20; seed++) {
       const target = 50 * (1 + (seed % 10));
-      const m = playByDeadlines(must(startRound(partnership(target), createRng(seed))), true, seed);
+      const m = playByDeadlines(must(startRound(partnership(target), createSeededRng(seed))), true, seed);
       const r = matchResult(m);
       expect(r.finished).toBe(true);
       expect(r.winnerSide === 0 || r.winnerSide === 1).toBe(true);

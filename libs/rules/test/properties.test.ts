@@ -8,7 +8,7 @@ import {
   applyAction,
   automaticAction,
   createMatch,
-  createRng,
+  createSeededRng,
   deadlineAction,
   handPips,
   legalActions,
@@ -64,12 +64,12 @@ interface Played {
 }
 
 /**
- * Plays a match with random legal actions from `createRng(seed)`: mostly a random legal action by the
+ * Plays a match with random legal actions from `createSeededRng(seed)`: mostly a random legal action by the
  * player, sometimes the deadline action (P16) or an automatic one. Stops when the match is over or after
  * `maxRounds` rounds.
  */
 function simulate(input: MatchConfigInput, seed: number, maxRounds: number, observer: Observer = {}): Played {
-  const rng = createRng(seed);
+  const rng = createSeededRng(seed);
   const created = createMatch(input);
   if (!created.ok) return fail(`createMatch: ${created.error.code}`);
   let m = created.value;
@@ -99,7 +99,7 @@ function simulate(input: MatchConfigInput, seed: number, maxRounds: number, obse
           () => 'the automatic action is not the forced one',
         );
       }
-      const roll = rng();
+      const roll = rng.fraction();
       let action: Action;
       let by: ActionOrigin = 'player';
       if (roll < 0.1) {
@@ -108,7 +108,7 @@ function simulate(input: MatchConfigInput, seed: number, maxRounds: number, obse
       } else if (auto !== null && roll < 0.5) {
         action = auto;
         by = 'auto';
-      } else action = legal[Math.floor(rng() * legal.length)] as Action;
+      } else action = legal[rng.below(legal.length)] as Action;
       const applied = applyAction(m, action, by);
       if (!applied.ok)
         return fail(`a legal action was refused: ${applied.error.code} ${JSON.stringify(action)}`);

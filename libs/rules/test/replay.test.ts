@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import {
-  createRng,
+  createSeededRng,
   fullSet,
   handPips,
   randomDeal,
@@ -113,7 +113,7 @@ const EVEN_A: T[] = [
 ];
 
 const seeded = (variant: Variant, seats: number, seed: number): { hands: Hands; stock: T[] } => {
-  const deal = randomDeal(rulesOf(variant), seats, createRng(seed));
+  const deal = randomDeal(rulesOf(variant), seats, createSeededRng(seed));
   const copy = (tiles: readonly Tile[]): T[] => tiles.map((t) => [t[0], t[1]] as T);
   return { hands: deal.hands.map(copy), stock: copy(deal.stock) };
 };

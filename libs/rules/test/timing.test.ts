@@ -5,7 +5,7 @@
  */
 import {
   breakDeadline,
-  createRng,
+  createSeededRng,
   deadlineAfterDisconnect,
   deadlineAfterReconnect,
   RULE_DURATIONS,
@@ -60,7 +60,7 @@ describe('timing', () => {
     );
     m = steps(m, blockingPlays(0) + ' 2:pass 3:pass 0:pass 1:pass');
     expect(m.phase).toBe('between-rounds');
-    const next = must(startRound(m, createRng('p18')));
+    const next = must(startRound(m, createSeededRng('p18')));
     expect(next.phase).toBe('playing');
     expect(round(next).number).toBe(2);
   });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   injectTraceparent,
   setSpanAttributes,
@@ -6,7 +5,7 @@ import {
   type Logger,
   type Redis,
 } from '@dominoes/platform';
-import { createRng, type Durations } from '@dominoes/rules';
+import type { Durations } from '@dominoes/rules';
 import {
   encodeSeatEvent,
   type IntentEnvelope,
@@ -18,6 +17,7 @@ import { decide, openTable } from './table-policy';
 import { DuplicateIntentError, StaleWriteError, type TableStore } from './table-store';
 import { seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, tableView } from './table-views';
+import { dealSource } from './deal-source';
 
 /** Sets the one delayed deadline job of a table (timer-service fires it). */
 export interface DeadlineScheduler {
@@ -143,7 +143,7 @@ export class TableEngine {
     }
     const decision = decide(table, envelope, {
       now: this.deps.clock.now(),
-      rng: createRng(randomBytes(16).toString('hex')),
+      rng: dealSource,
       durations: this.deps.durations,
     });
     if (!decision.ok) return reply({ ok: false, intentId, code: decision.code, message: decision.message });
