@@ -58,6 +58,7 @@ async function bootstrap(): Promise<void> {
     deadlines,
     logger,
     metrics,
+    limits: config.tableLimits,
   });
   const keeper = new DeadlineKeeper(
     queue,
@@ -69,6 +70,7 @@ async function bootstrap(): Promise<void> {
     systemClock,
     logger,
     config.overdueGraceMs,
+    (tableId) => server?.ownedShards().has(shardOf(tableId, config.tableShards)) ?? false,
   );
   server = new ShardedStreamsServer({
     redis,
@@ -120,6 +122,7 @@ async function bootstrap(): Promise<void> {
       durations: config.durations,
       presenceSweepMs: config.presenceSweepMs,
       gatewayGoneGraceMs: config.gatewayGoneGraceMs,
+      tableLimits: config.tableLimits,
     },
     'table-service ready',
   );

@@ -10,6 +10,17 @@ export class StaleWriteError extends Error {
   }
 }
 
+/** The host has as many open tables as MAX_OPEN_TABLES_PER_HOST allows: the new one is not stored. */
+export class TooManyTablesError extends Error {
+  constructor(
+    readonly open: number,
+    readonly limit: number,
+  ) {
+    super(`You have ${open} open tables, the most one host may have (${limit}): finish one or let it close first.`);
+    this.name = 'TooManyTablesError';
+  }
+}
+
 export class DuplicateIntentError extends Error {
   constructor(intentId: string) {
     super(`Intent ${intentId} was stored already.`);
@@ -136,6 +147,28 @@ WITH t AS (
 )
 SELECT count(*)::int AS updated FROM t`;
 
+/** A table counts toward its host's limit until it is finished or closed. */
+export const OPEN_STATUSES = ['waiting', 'playing'] as const;
+const OPEN_STATUS_SQL = OPEN_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/*
+ * Opening a table, counted against its host's open tables. Run after the host's advisory lock in the
+ * same transaction: under READ COMMITTED this statement's snapshot is taken after the lock, so it sees
+ * every table another replica opened for this host before it, and no two openings can both see room.
+ * Uses game_tables_host_open_idx.
+ */
+const HOST_LOCK_SQL = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(1869, hashtext($1::text))';
+const CREATE_SQL = `
+WITH open AS (
+  SELECT count(*)::int AS n FROM game_tables WHERE host_player_id = $6::uuid AND status IN (${OPEN_STATUS_SQL})
+), inserted AS (
+  INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at)
+  SELECT $1::text, $2::text, $3::int, $4::int, $5::boolean, $6::uuid, $7::text, $8::bigint, $9::json, $10::timestamptz
+    FROM open WHERE open.n < $11::int
+  ON CONFLICT (id) DO NOTHING RETURNING id
+)
+SELECT (SELECT n FROM open) AS open, (SELECT count(*)::int FROM inserted) AS inserted`;
+
 const deadlineTimestamp = (table: TableState): string | null =>
   table.deadline ? new Date(table.deadline.at).toISOString() : null;
 
@@ -151,11 +184,15 @@ export class TableStore {
     return row ? { ...row.state, version: Number(row.version) } : null;
   }
 
-  /** Inserts a new table; false when the code is taken. */
+  /**
+   * Inserts a new table; null when the code is taken. Throws TooManyTablesError when its host already
+   * has `maxOpenTablesPerHost` open tables (on any replica: counted in Postgres under the host's lock).
+   */
   async create(
     table: TableState,
     events: readonly TableEvent[],
     intentId: string | null,
+    limits: { readonly maxOpenTablesPerHost: number },
   ): Promise<TableState | null> {
     const empty: TableState = { ...table, version: 0, recentIntents: [] };
     const stored: TableState = {
@@ -163,20 +200,30 @@ export class TableStore {
       version: events.length,
       recentIntents: intentId ? [intentId] : [],
     };
-    const inserted = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
-      `INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state)
-       VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9::json) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      table.id,
-      table.variant,
-      table.seatCount,
-      table.target,
-      table.oneRound,
-      table.hostPlayerId,
-      table.status,
-      0,
-      JSON.stringify(empty),
-    );
-    if (inserted.length === 0) return null;
+    const [, rows] = await this.prisma.$transaction([
+      this.prisma.$queryRawUnsafe(HOST_LOCK_SQL, table.hostPlayerId),
+      this.prisma.$queryRawUnsafe<{ open: number; inserted: number }[]>(
+        CREATE_SQL,
+        table.id,
+        table.variant,
+        table.seatCount,
+        table.target,
+        table.oneRound,
+        table.hostPlayerId,
+        table.status,
+        0,
+        JSON.stringify(empty),
+        // With the row: a crash before the log is written still leaves a table that expires.
+        deadlineTimestamp(table),
+        limits.maxOpenTablesPerHost,
+      ),
+    ]);
+    const outcome = rows[0] ?? { open: 0, inserted: 0 };
+    if (outcome.inserted === 0) {
+      if (outcome.open >= limits.maxOpenTablesPerHost)
+        throw new TooManyTablesError(outcome.open, limits.maxOpenTablesPerHost);
+      return null;
+    }
     // The table row exists now: the log and seats follow as an ordinary fenced change from version 0.
     await this.append(empty, stored, events, intentId);
     return stored;
@@ -217,6 +264,29 @@ export class TableStore {
       throw error;
     }
     if (updated !== 1) throw new StaleWriteError(after.id, before.version);
+  }
+
+  /**
+   * The ids of tables whose deadline passed before `before` (ms), oldest first: the overdue sweep
+   * finds a table this way even when no replica holds it in memory (its write failed during a
+   * Postgres outage, and the deadline's job was used up). Uses game_tables_deadline_at_idx.
+   */
+  async overdueTableIds(before: number, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
+      'SELECT id FROM game_tables WHERE deadline_at < $1::timestamptz ORDER BY deadline_at LIMIT $2',
+      new Date(before).toISOString(),
+      limit,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** How many tables `hostPlayerId` has open (not finished, not closed). */
+  async openTablesOf(hostPlayerId: string): Promise<number> {
+    const rows = await this.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM game_tables WHERE host_player_id = $1::uuid AND status IN (${OPEN_STATUS_SQL})`,
+      hostPlayerId,
+    );
+    return rows[0]?.n ?? 0;
   }
 
   /** Tables whose clock is running, for rebuilding the deadlines after Redis lost them. */
