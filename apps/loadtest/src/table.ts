@@ -64,11 +64,11 @@ interface Seen {
   readonly matchNumber: number;
   readonly roundNumber: number;
   readonly logLength: number;
-  readonly clockKind: 'turn' | 'break' | null;
+  readonly clockKind: NonNullable<TableView['clock']>['kind'] | null;
   readonly deadline: number | null;
 }
 
-export type TableStatus = 'setup' | 'waiting' | 'playing' | 'finished' | 'failed';
+export type TableStatus = 'setup' | TableView['status'] | 'failed';
 
 export const errorCode = (error: unknown): string => {
   if (error instanceof SeatError) return error.code;

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { intFromEnv, readBaseConfig, stringFromEnv, type BaseConfig } from '@dominoes/platform';
+import { DEFAULT_TABLE_LIMITS, type TableLimits } from './table/table-policy';
 
 export interface TableServiceConfig extends BaseConfig {
   readonly port: number;
@@ -20,6 +21,8 @@ export interface TableServiceConfig extends BaseConfig {
    * at about 450 actions/s). Replicas × this must stay under Postgres's max_connections.
    */
   readonly databasePoolSize: number;
+  /** MAX_OPEN_TABLES_PER_HOST (default 5) and WAITING_TABLE_TTL_MS (default 15 min). */
+  readonly tableLimits: TableLimits;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceConfig {
@@ -31,5 +34,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceCo
     presenceSweepMs: intFromEnv(env, 'PRESENCE_SWEEP_MS', 2000, 50, 600_000),
     gatewayGoneGraceMs: intFromEnv(env, 'GATEWAY_GONE_GRACE_MS', 10_000, 0, 3_600_000),
     databasePoolSize: intFromEnv(env, 'DATABASE_POOL_SIZE', 24, 1, 500),
+    tableLimits: {
+      maxOpenTablesPerHost: intFromEnv(
+        env,
+        'MAX_OPEN_TABLES_PER_HOST',
+        DEFAULT_TABLE_LIMITS.maxOpenTablesPerHost,
+        1,
+        10_000,
+      ),
+      waitingTableTtlMs: intFromEnv(
+        env,
+        'WAITING_TABLE_TTL_MS',
+        DEFAULT_TABLE_LIMITS.waitingTableTtlMs,
+        1000,
+        7 * 24 * 3_600_000,
+      ),
+    },
   };
 }

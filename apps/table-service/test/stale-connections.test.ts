@@ -10,6 +10,7 @@ import { RULE_DURATIONS } from '@dominoes/rules';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { readConfig } from '../src/config';
 import { parseConnectionId, StaleConnectionSweeper } from '../src/presence/stale-connections';
+import { DEFAULT_TABLE_LIMITS } from '../src/table/table-policy';
 import { TableEngine, type DeadlineScheduler } from '../src/table/table-engine';
 import type { TableState } from '../src/table/table-state';
 import { TableStore } from '../src/table/table-store';
@@ -124,6 +125,8 @@ describe('stale connections: seats of a gateway that died without closing its so
       durations: RULE_DURATIONS,
       deadlines,
       logger,
+      // Player 0 hosts one playing table per test: more than MAX_OPEN_TABLES_PER_HOST's default.
+      limits: { ...DEFAULT_TABLE_LIMITS, maxOpenTablesPerHost: 100 },
     });
   });
   afterAll(async () => {

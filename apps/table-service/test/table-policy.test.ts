@@ -1,6 +1,7 @@
 import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
 import type { IntentEnvelope, TableIntent } from '@dominoes/protocol';
 import { decide, openTable, type Decision, type PolicyContext } from '../src/table/table-policy';
+import { CONNECTIONS_KEPT_PER_SEAT } from '../src/table/table-state';
 import type { TableState } from '../src/table/table-state';
 
 const ctx = (now = 1_000_000, seed = 1): PolicyContext => ({
@@ -8,6 +9,9 @@ const ctx = (now = 1_000_000, seed = 1): PolicyContext => ({
   rng: createSeededRng(seed),
   durations: RULE_DURATIONS,
 });
+/** Tables open at 1_000_000 and wait 15 minutes for their seats (WAITING_TABLE_TTL_MS). */
+const TTL_MS = 900_000;
+const opening = { now: 1_000_000, waitingTableTtlMs: TTL_MS };
 let counter = 0;
 const envelope = (
   player: string | null,
@@ -32,7 +36,9 @@ const step = (table: TableState, e: IntentEnvelope, c = ctx()): TableState => {
   return { ...d.table, version: table.version + d.events.length };
 };
 const open = (variant: TableState['variant'] = 'partnership', seats?: number) => {
-  const d = ok(openTable('ABCDEF', { id: 'p0', name: 'p0' }, { variant, ...(seats ? { seats } : {}) }, 'c0'));
+  const d = ok(
+    openTable('ABCDEF', { id: 'p0', name: 'p0' }, { variant, ...(seats ? { seats } : {}) }, 'c0', opening),
+  );
   return { ...d.table, version: d.events.length };
 };
 const fill = (table: TableState, players: string[], c = ctx()) =>
@@ -41,13 +47,16 @@ const fill = (table: TableState, players: string[], c = ctx()) =>
 describe('table policy', () => {
   it("P19: opening a table refuses a target outside 50..500 in steps of 50, with the rules' error", () => {
     for (const target of [49, 75, 550]) {
-      expect(openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target }, null)).toMatchObject({
+      expect(
+        openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target }, null, opening),
+      ).toMatchObject({
         ok: false,
         code: 'INVALID_TARGET',
       });
     }
     expect(
-      ok(openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target: 250 }, null)).table.target,
+      ok(openTable('T', { id: 'h', name: 'h' }, { variant: 'partnership', target: 250 }, null, opening)).table
+        .target,
     ).toBe(250);
   });
 
@@ -190,5 +199,71 @@ describe('table policy', () => {
       ok: false,
       code: 'MATCH_NOT_OVER',
     });
+  });
+
+  it('a waiting table expires: its clock closes it WAITING_TABLE_TTL_MS after the opening, with a table-closed event; then joins get TABLE_CLOSED, every other intent too, and a seated player can still read it', () => {
+    let table = fill(open(), ['p1']);
+    expect(table.deadline).toEqual({ kind: 'expire', at: 1_000_000 + TTL_MS, key: '2', seat: null });
+    // Comings and goings before the start leave the expiry as it was.
+    table = step(table, envelope('p1', { kind: 'leave' }));
+    expect(table.deadline).toMatchObject({ kind: 'expire', at: 1_000_000 + TTL_MS });
+    const fired = ok(
+      decide(table, envelope(null, { kind: 'deadline', key: '2', dueAt: 0 }), ctx(1_000_000 + TTL_MS)),
+    );
+    expect(fired.events).toEqual([
+      { kind: 'table-closed', payload: { reason: 'expired', at: 1_000_000 + TTL_MS } },
+    ]);
+    expect(fired.table.status).toBe('closed');
+    expect(fired.table.deadline).toBeNull();
+    const closed = { ...fired.table, version: table.version + 1 };
+    for (const [player, intent] of [
+      ['p7', { kind: 'join' }],
+      ['p0', { kind: 'join' }],
+      ['p0', { kind: 'leave' }],
+      ['p0', { kind: 'presence', connected: false }],
+      ['p0', { kind: 'autoPass', on: true }],
+      ['p0', { kind: 'newMatch' }],
+    ] as const) {
+      expect(decide(closed, envelope(player, intent, 'c0'), ctx())).toMatchObject({
+        ok: false,
+        code: 'TABLE_CLOSED',
+      });
+    }
+    const sync = ok(decide(closed, envelope('p0', { kind: 'sync' }), ctx()));
+    expect(sync).toMatchObject({ seat: 0, events: [] });
+    expect(
+      ok(decide(closed, envelope(null, { kind: 'deadline', key: '2', dueAt: 0 }), ctx())).events,
+    ).toEqual([]);
+  });
+
+  it('a table whose seats fill in time starts: the first turn replaces the expiry, and the expiry key, fired late, changes nothing', () => {
+    const table = fill(open(), ['p1', 'p2', 'p3']);
+    expect(table.status).toBe('playing');
+    expect(table.deadline?.kind).toBe('turn');
+    const late = ok(
+      decide(table, envelope(null, { kind: 'deadline', key: '2', dueAt: 0 }), ctx(1_000_000 + TTL_MS)),
+    );
+    expect(late.events).toEqual([]);
+    expect(late.table.status).toBe('playing');
+  });
+
+  it(`a seat keeps at most ${CONNECTIONS_KEPT_PER_SEAT} connection ids, the newest: 500 sockets of one identity do not grow the stored state`, () => {
+    let table = open();
+    const before = JSON.stringify(table).length;
+    for (let i = 0; i < 500; i++)
+      table = step(table, envelope('p0', { kind: 'join' }, `gw${i % 3}:${1_000_000 + i}`));
+    const seat = table.seats[0]!;
+    expect(seat.connections).toEqual(
+      Array.from({ length: CONNECTIONS_KEPT_PER_SEAT }, (_, k) => {
+        const i = 500 - CONNECTIONS_KEPT_PER_SEAT + k;
+        return `gw${i % 3}:${1_000_000 + i}`;
+      }),
+    );
+    // 8 ids of ~16 characters, and the recent intent ids (64 at most): bounded, whatever the sockets.
+    expect(JSON.stringify(table).length - before).toBeLessThan(1_000);
+    // The newest socket closing leaves the seat connected through the others it keeps.
+    const last = seat.connections.at(-1)!;
+    table = step(table, envelope('p0', { kind: 'presence', connected: false }, last));
+    expect(table.seats[0]!.connections).toHaveLength(CONNECTIONS_KEPT_PER_SEAT - 1);
   });
 });

@@ -3,7 +3,12 @@ import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
 import type { IntentEnvelope } from '@dominoes/protocol';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { decide, openTable } from '../src/table/table-policy';
-import { DuplicateIntentError, StaleWriteError, TableStore } from '../src/table/table-store';
+import {
+  DuplicateIntentError,
+  StaleWriteError,
+  TableStore,
+  TooManyTablesError,
+} from '../src/table/table-store';
 import type { TableState } from '../src/table/table-state';
 
 describe('table store on a real Postgres', () => {
@@ -31,13 +36,50 @@ describe('table store on a real Postgres', () => {
     intent: { kind: 'join' },
   });
   const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+  const limits = { maxOpenTablesPerHost: 5 };
+  const policy = (now = 0) => ({ now, rng: createSeededRng(1), durations: RULE_DURATIONS });
+
+  /** Opens table `id` for `host` (a 2-seat, one-round draw game) through the store. */
+  const openFor = (host: string, id: string, max: number, s = store) => {
+    const opened = openTable(
+      id,
+      { id: host, name: 'h' },
+      { variant: 'draw', seats: 2, oneRound: true },
+      null,
+      {
+        now: 0,
+        waitingTableTtlMs: 60_000,
+      },
+    );
+    if (!opened.ok) throw new Error(opened.message);
+    return s.create(opened.table, opened.events, `${id}:create`, { maxOpenTablesPerHost: max });
+  };
+  /** Decides one intent on the stored table and stores the change, as the engine does. */
+  const applyStored = async (id: string, envelope: Omit<IntentEnvelope, 'tableId'>, now = 0) => {
+    const table = (await store.load(id)) as TableState;
+    const decision = decide(table, { ...envelope, tableId: id }, policy(now));
+    if (!decision.ok) throw new Error(decision.message);
+    await store.append(table, decision.table, decision.events, envelope.intentId);
+    return (await store.load(id)) as TableState;
+  };
+  const deadlineOf = (t: TableState, n: number): Omit<IntentEnvelope, 'tableId'> => ({
+    intentId: `deadline:${t.deadline!.key}:${n}`,
+    player: null,
+    connectionId: null,
+    replyTo: null,
+    sentAt: 0,
+    intent: { kind: 'deadline', key: t.deadline!.key, dueAt: t.deadline!.at },
+  });
 
   it('creates a table once: a second table with the same code is refused', async () => {
-    const opened = openTable('STORE1', { id: uuid(0), name: 'host' }, { variant: 'partnership' }, null);
+    const opened = openTable('STORE1', { id: uuid(0), name: 'host' }, { variant: 'partnership' }, null, {
+      now: 0,
+      waitingTableTtlMs: 60_000,
+    });
     if (!opened.ok) throw new Error(opened.message);
-    const stored = await store.create(opened.table, opened.events, 'create-1');
+    const stored = await store.create(opened.table, opened.events, 'create-1', limits);
     expect(stored?.version).toBe(2);
-    expect(await store.create(opened.table, opened.events, 'create-2')).toBeNull();
+    expect(await store.create(opened.table, opened.events, 'create-2', limits)).toBeNull();
     expect((await store.load('STORE1'))?.version).toBe(2);
   });
 
@@ -79,5 +121,61 @@ describe('table store on a real Postgres', () => {
       DuplicateIntentError,
     );
     expect((await store.load('STORE1'))?.version).toBe(3);
+  });
+
+  it('a host has at most MAX_OPEN_TABLES_PER_HOST open tables: one more is refused (TooManyTablesError) and not stored; a finished match and a closed table no longer count', async () => {
+    const host = uuid(5);
+    for (const id of ['LIM001', 'LIM002', 'LIM003']) expect(await openFor(host, id, 3)).not.toBeNull();
+    await expect(openFor(host, 'LIM004', 3)).rejects.toBeInstanceOf(TooManyTablesError);
+    expect(await store.load('LIM004')).toBeNull();
+    expect(await store.openTablesOf(host)).toBe(3);
+    // Another host is not limited by this one's tables.
+    expect(await openFor(uuid(6), 'LIM005', 3)).not.toBeNull();
+
+    // LIM001 expires (its clock fires): closed, it no longer counts.
+    let lim1 = (await store.load('LIM001')) as TableState;
+    lim1 = await applyStored('LIM001', deadlineOf(lim1, 1), 60_000);
+    expect(lim1.status).toBe('closed');
+    expect(await store.openTablesOf(host)).toBe(2);
+    expect(await openFor(host, 'LIM004', 3)).not.toBeNull();
+    await expect(openFor(host, 'LIM006', 3)).rejects.toBeInstanceOf(TooManyTablesError);
+
+    // LIM002 plays its one round to the end by the clock: finished, it no longer counts.
+    let lim2 = await applyStored('LIM002', { ...joinEnvelope(uuid(7), 'lim2-join') });
+    expect(lim2.status).toBe('playing');
+    for (let n = 0; lim2.status === 'playing' && n < 200; n++)
+      lim2 = await applyStored('LIM002', deadlineOf(lim2, n), 1_000 * n);
+    expect(lim2.status).toBe('finished');
+    expect(await store.openTablesOf(host)).toBe(2);
+    expect(await openFor(host, 'LIM006', 3)).not.toBeNull();
+  });
+
+  it('openings of one host from several replicas at once store no more tables than the limit (counted under the host lock in Postgres)', async () => {
+    const replicas = [0, 1, 2, 3].map(() => createPrisma(stores.databaseUrl, 4));
+    try {
+      const host = uuid(8);
+      const attempts = Array.from({ length: 16 }, (_, i) =>
+        openFor(host, `RACE${String(i).padStart(2, '0')}`, 3, new TableStore(replicas[i % 4]!)).then(
+          () => 'stored',
+          (error: unknown) => (error instanceof TooManyTablesError ? 'refused' : String(error)),
+        ),
+      );
+      const outcomes = await Promise.all(attempts);
+      expect(outcomes.filter((o) => o === 'stored')).toHaveLength(3);
+      expect(outcomes.filter((o) => o === 'refused')).toHaveLength(13);
+      expect(await store.openTablesOf(host)).toBe(3);
+    } finally {
+      await Promise.all(replicas.map((r) => r.$disconnect()));
+    }
+  });
+
+  it('a new table is stored with its expiry as deadline_at, so the deadline rebuild after a restart finds it', async () => {
+    const stored = (await openFor(uuid(9), 'EXPIRE', 5))!;
+    expect(stored.deadline).toMatchObject({ kind: 'expire', at: 60_000 });
+    const rebuilt = await store.tablesWithDeadlines();
+    expect(rebuilt.find((t) => t.id === 'EXPIRE')?.state.deadline).toMatchObject({
+      kind: 'expire',
+      at: 60_000,
+    });
   });
 });

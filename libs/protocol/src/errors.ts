@@ -13,6 +13,10 @@ export const PROTOCOL_ERROR_CODES = [
   'ALREADY_AUTHENTICATED',
   'TABLE_NOT_FOUND',
   'TABLE_FULL',
+  /** A waiting table that nobody filled in time was closed (WAITING_TABLE_TTL_MS). */
+  'TABLE_CLOSED',
+  /** The host already has MAX_OPEN_TABLES_PER_HOST tables that are not finished or closed. */
+  'TOO_MANY_TABLES',
   'NOT_SEATED',
   'ALREADY_SEATED',
   'NOT_HOST',

@@ -8,7 +8,7 @@ import {
   TileSchema,
   VariantSchema,
 } from './primitives';
-import { TableViewSchema } from './views';
+import { TableStatusSchema, TableViewSchema } from './views';
 
 /* ------------------------------------------------------------------ */
 /* Browser → gateway (WebSocket frames, JSON text)                      */
@@ -121,7 +121,7 @@ export const TableSummarySchema = z.object({
   seatCount: z.number().int(),
   target: z.number().int(),
   oneRound: z.boolean(),
-  status: z.enum(['waiting', 'playing', 'finished']),
+  status: TableStatusSchema,
   players: z.array(z.string().nullable()),
 });
 

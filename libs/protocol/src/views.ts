@@ -89,7 +89,8 @@ export const seatViewFromRules = (view: SeatView): z.infer<typeof SeatViewSchema
   view as z.infer<typeof SeatViewSchema>;
 void _seatViewInSync;
 
-export const TableStatusSchema = z.enum(['waiting', 'playing', 'finished']);
+/** `closed`: a waiting table that nobody filled in time (WAITING_TABLE_TTL_MS); it takes no more intents. */
+export const TableStatusSchema = z.enum(['waiting', 'playing', 'finished', 'closed']);
 
 export const SeatInfoSchema = z.object({
   seat: z.number().int(),
@@ -99,8 +100,9 @@ export const SeatInfoSchema = z.object({
 });
 
 export const ClockSchema = z.object({
-  kind: z.enum(['turn', 'break']),
-  /** The seat whose turn it is, or null during the break. */
+  /** `expire`: when a waiting table closes unless every seat is taken first. */
+  kind: z.enum(['turn', 'break', 'expire']),
+  /** The seat whose turn it is, or null during the break and before the start. */
   seat: z.number().int().nullable(),
   /** When the table acts, in epoch milliseconds (server time). */
   deadline: z.number(),

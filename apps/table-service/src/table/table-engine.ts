@@ -13,8 +13,8 @@ import {
   type RedisNames,
   type SeatEvent,
 } from '@dominoes/protocol';
-import { decide, openTable } from './table-policy';
-import { DuplicateIntentError, StaleWriteError, type TableStore } from './table-store';
+import { decide, DEFAULT_TABLE_LIMITS, openTable, type TableLimits } from './table-policy';
+import { DuplicateIntentError, StaleWriteError, TooManyTablesError, type TableStore } from './table-store';
 import { seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, tableView } from './table-views';
 import { dealSource } from './deal-source';
@@ -37,6 +37,8 @@ export interface EngineDeps {
   readonly deadlines: DeadlineScheduler;
   readonly logger: Logger;
   readonly metrics?: EngineMetrics;
+  /** MAX_OPEN_TABLES_PER_HOST and WAITING_TABLE_TTL_MS; the defaults when left out. */
+  readonly limits?: TableLimits;
 }
 
 /**
@@ -46,8 +48,17 @@ export interface EngineDeps {
 export class TableEngine {
   private readonly cache = new Map<string, TableState>();
   private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly limits: TableLimits;
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: EngineDeps) {
+    this.limits = deps.limits ?? DEFAULT_TABLE_LIMITS;
+  }
+
+  /** A closed table takes no more changes: it is not kept in memory (a late read goes to Postgres). */
+  private remember(table: TableState): void {
+    if (table.status === 'closed') this.cache.delete(table.id);
+    else this.cache.set(table.id, table);
+  }
 
   /** Runs `work` after every earlier intent of the same table. */
   private serial<T>(tableId: string, work: () => Promise<T>): Promise<T> {
@@ -85,7 +96,7 @@ export class TableEngine {
     // An intent may have stored a newer state while this read was under way: never go back.
     const meanwhile = this.cache.get(tableId);
     if (meanwhile) return meanwhile;
-    if (stored) this.cache.set(tableId, stored);
+    if (stored) this.remember(stored);
     return stored;
   }
 
@@ -126,7 +137,7 @@ export class TableEngine {
     };
     // The views and the deadline this intent causes carry its trace (table.intent's span).
     const traceparent = injectTraceparent() ?? envelope.traceparent;
-    if (intent.kind === 'create') return reply(await this.create(envelope));
+    if (intent.kind === 'create') return reply(await this.create(envelope, traceparent));
     const table = await this.load(tableId);
     if (!table)
       return reply({
@@ -149,9 +160,14 @@ export class TableEngine {
     if (!decision.ok) return reply({ ok: false, intentId, code: decision.code, message: decision.message });
     const cause = { intentId, sentAt: envelope.sentAt };
     if (decision.events.length === 0) {
-      // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again.
-      if (decision.seat !== null) await this.publish(table, [decision.seat], cause, traceparent);
-      return reply({ ok: true, intentId, version: table.version, seat: decision.seat });
+      // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again, in
+      // the reply, for the asking socket alone. (On the seat channel it went to every socket of the
+      // seat: 60 sockets syncing sent 57 times the views.) Without a reply channel nobody asked.
+      const seat = decision.seat;
+      if (seat === null || envelope.replyTo === null)
+        return reply({ ok: true, intentId, version: table.version, seat });
+      const view = JSON.stringify(tableView(table, seat));
+      return reply({ ok: true, intentId, version: table.version, seat, view });
     }
     let stored: TableState;
     try {
@@ -165,22 +181,32 @@ export class TableEngine {
       }
       throw error;
     }
-    this.cache.set(tableId, stored);
+    this.remember(stored);
     await this.publish(stored, occupiedSeats(stored), cause, traceparent);
-    await this.scheduleDeadline(table, stored, traceparent);
+    await this.scheduleDeadline(table.deadline, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
   }
 
-  private async create(envelope: IntentEnvelope): Promise<IntentReply> {
+  private async create(envelope: IntentEnvelope, traceparent?: string): Promise<IntentReply> {
     const { intentId, tableId, intent } = envelope;
     if (intent.kind !== 'create' || envelope.player === null) {
       return { ok: false, intentId, code: 'UNAUTHENTICATED', message: 'Opening a table needs a player.' };
     }
-    const opened = openTable(tableId, envelope.player, intent.config, envelope.connectionId);
+    const opened = openTable(tableId, envelope.player, intent.config, envelope.connectionId, {
+      now: this.deps.clock.now(),
+      waitingTableTtlMs: this.limits.waitingTableTtlMs,
+    });
     if (!opened.ok) return { ok: false, intentId, code: opened.code, message: opened.message };
-    const stored = await this.deps.store.create(opened.table, opened.events, intentId);
+    let stored: TableState | null;
+    try {
+      stored = await this.deps.store.create(opened.table, opened.events, intentId, this.limits);
+    } catch (error) {
+      if (!(error instanceof TooManyTablesError)) throw error;
+      return { ok: false, intentId, code: 'TOO_MANY_TABLES', message: error.message };
+    }
     if (!stored) return { ok: false, intentId, code: 'NOT_ALLOWED_NOW', message: 'table code taken' };
-    this.cache.set(tableId, stored);
+    this.remember(stored);
+    await this.scheduleDeadline(null, stored, traceparent);
     return { ok: true, intentId, version: stored.version, seat: 0 };
   }
 
@@ -206,8 +232,12 @@ export class TableEngine {
     await pipeline.exec();
   }
 
-  private async scheduleDeadline(before: TableState, after: TableState, traceparent?: string): Promise<void> {
-    if (!after.deadline || after.deadline.key === before.deadline?.key) return;
+  private async scheduleDeadline(
+    before: Deadline | null,
+    after: TableState,
+    traceparent?: string,
+  ): Promise<void> {
+    if (!after.deadline || after.deadline.key === before?.key) return;
     try {
       await this.deps.deadlines.schedule(after.id, after.deadline, traceparent);
     } catch (error) {

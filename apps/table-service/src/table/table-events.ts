@@ -45,7 +45,9 @@ export type TableEvent =
       roundNumber: number;
       payload: { result: RoundResult; scores: readonly number[]; opener: number };
     }
-  | { kind: 'match-ended'; matchNumber: number; payload: { result: MatchResult } };
+  | { kind: 'match-ended'; matchNumber: number; payload: { result: MatchResult } }
+  /** A waiting table that nobody filled within WAITING_TABLE_TTL_MS; `at` is when it closed. */
+  | { kind: 'table-closed'; payload: { reason: 'expired'; at: number } };
 
 export type TableEventKind = TableEvent['kind'];
 

@@ -17,6 +17,7 @@ import {
 import type { ErrorCode, IntentEnvelope, TableIntent } from '@dominoes/protocol';
 import type { TableEvent } from './table-events';
 import {
+  CONNECTIONS_KEPT_PER_SEAT,
   isConnected,
   RECENT_INTENTS_KEPT,
   seatOfPlayer,
@@ -34,6 +35,20 @@ export interface PolicyContext {
   readonly rng: Rng;
   readonly durations: Durations;
 }
+
+/** The table-service's own limits on tables (abuse limits, not rules of the game). */
+export interface TableLimits {
+  /** Tables one host may have open (waiting or playing) at once: MAX_OPEN_TABLES_PER_HOST. */
+  readonly maxOpenTablesPerHost: number;
+  /** How long a table may wait for its seats to fill before it is closed: WAITING_TABLE_TTL_MS. */
+  readonly waitingTableTtlMs: number;
+}
+
+export const DEFAULT_TABLE_LIMITS: TableLimits = { maxOpenTablesPerHost: 5, waitingTableTtlMs: 15 * 60_000 };
+
+/** The connection ids a seat keeps when `connectionId` is added: the newest CONNECTIONS_KEPT_PER_SEAT. */
+export const withConnection = (connections: readonly string[], connectionId: string): string[] =>
+  [...connections, connectionId].slice(-CONNECTIONS_KEPT_PER_SEAT);
 
 export type Decision =
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string }
@@ -172,16 +187,24 @@ class Change {
   }
 }
 
-/** A new table, opened by its host, who takes seat 0. */
+/**
+ * A new table, opened by its host, who takes seat 0. Its clock is the expiry: unless every seat is
+ * taken (the match's first turn replaces the deadline) it closes `waitingTableTtlMs` after `now`.
+ */
 export function openTable(
   id: string,
   host: { id: string; name: string },
   config: { variant: TableState['variant']; target?: number; seats?: number; oneRound?: boolean },
   connectionId: string | null,
+  opening: { readonly now: number; readonly waitingTableTtlMs: number },
 ): Decision {
   const checked = createMatch(config);
   if (!checked.ok) return refuse(checked.error.code, checked.error.message);
   const { variant, seats: seatCount, target, oneRound } = checked.value.config;
+  const events: TableEvent[] = [
+    { kind: 'table-created', payload: { variant, seatCount, target, oneRound, hostPlayerId: host.id } },
+    { kind: 'seat-taken', seat: 0, payload: { playerId: host.id, name: host.name } },
+  ];
   const table: TableState = {
     id,
     variant,
@@ -204,19 +227,17 @@ export function openTable(
     arrivals: 1,
     matchNumber: 0,
     match: null,
-    deadline: null,
+    // The key is the version the opening stores, as for every other deadline.
+    deadline: {
+      kind: 'expire',
+      at: opening.now + opening.waitingTableTtlMs,
+      key: String(events.length),
+      seat: null,
+    },
     version: 0,
     recentIntents: [],
   };
-  return {
-    ok: true,
-    table,
-    seat: 0,
-    events: [
-      { kind: 'table-created', payload: { variant, seatCount, target, oneRound, hostPlayerId: host.id } },
-      { kind: 'seat-taken', seat: 0, payload: { playerId: host.id, name: host.name } },
-    ],
-  };
+  return { ok: true, table, seat: 0, events };
 }
 
 function join(
@@ -231,7 +252,7 @@ function join(
     const seat = table.seats[existing]!;
     if (connectionId && !seat.connections.includes(connectionId)) {
       // Reconnecting gives no time back (P17): the clock is left as it is.
-      const connections = [...seat.connections, connectionId];
+      const connections = withConnection(seat.connections, connectionId);
       change.setSeat(existing, { ...seat, connections });
       change.emit({
         kind: 'presence',
@@ -327,6 +348,13 @@ function onDeadline(change: Change, key: string): Decision | null {
     change.dealNextRound();
     return null;
   }
+  if (deadline.kind === 'expire') {
+    // Nobody filled the seats in time: the table closes; its seated players' views say so.
+    if (change.table.status !== 'waiting') return null;
+    change.set({ status: 'closed', deadline: null });
+    change.emit({ kind: 'table-closed', payload: { reason: 'expired', at: change.ctx.now } });
+    return null;
+  }
   const action = deadlineAction(change.match);
   if (action === null) return null;
   const refused = change.act(action, 'deadline');
@@ -356,6 +384,12 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
   if (intent.kind === 'create') return refuse('NOT_ALLOWED_NOW', 'table code taken');
   const player = envelope.player;
   if (player === null) return refuse('UNAUTHENTICATED', 'This intent needs a player.');
+  if (table.status === 'closed') {
+    // A closed table changes no more; its seated players may still read it.
+    const seated = seatOfPlayer(table, player.id);
+    if (intent.kind === 'sync' && seated >= 0) return finish(seated);
+    return refuse('TABLE_CLOSED', 'This table was closed: nobody took the free seats in time.');
+  }
 
   if (intent.kind === 'join') {
     const result = join(change, player, envelope.connectionId);

@@ -12,7 +12,8 @@ export interface SeatState {
 }
 
 export interface Deadline {
-  readonly kind: 'turn' | 'break';
+  /** `expire`: a waiting table closes when it comes (WAITING_TABLE_TTL_MS), unless its seats fill first. */
+  readonly kind: 'turn' | 'break' | 'expire';
   /** Epoch milliseconds. */
   readonly at: number;
   /** Names this deadline: a firing whose key is not the current one is out of date and ignored. */
@@ -41,6 +42,12 @@ export interface TableState {
 }
 
 export const RECENT_INTENTS_KEPT = 64;
+
+/**
+ * Connection ids a seat keeps (the newest): every id is in the stored snapshot, so one identity with
+ * hundreds of sockets, through however many gateways, cannot grow it without bound.
+ */
+export const CONNECTIONS_KEPT_PER_SEAT = 8;
 
 export const seatOfPlayer = (table: TableState, playerId: string): number =>
   table.seats.findIndex((s) => s !== null && s.playerId === playerId);

@@ -16,7 +16,9 @@ export class TooManyTablesError extends Error {
     readonly open: number,
     readonly limit: number,
   ) {
-    super(`You have ${open} open tables, the most one host may have (${limit}): finish one or let it close first.`);
+    super(
+      `You have ${open} open tables, the most one host may have (${limit}): finish one or let it close first.`,
+    );
     this.name = 'TooManyTablesError';
   }
 }
