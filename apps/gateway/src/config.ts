@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { ConfigError, intFromEnv, readBaseConfig, stringFromEnv, type BaseConfig } from '@dominoes/platform';
 import { normaliseAddress } from './edge/client-address';
 import { originOf } from './edge/origin-policy';
+import type { LimitedAction, WindowLimit } from './edge/rate-limiter';
 
 export interface RateLimitConfig {
   /** Frames a socket may send per second, on average. */
@@ -37,6 +38,8 @@ export interface GatewayConfig extends BaseConfig {
   readonly allowedOrigins: readonly string[];
   /** Peers whose X-Forwarded-For is believed (TRUSTED_PROXIES, comma-separated IP addresses). */
   readonly trustedProxies: ReadonlySet<string>;
+  /** HTTP API requests per client address and window, counted in Redis (RATE_LIMIT_*; 0: no limit). */
+  readonly httpLimits: Readonly<Record<LimitedAction, WindowLimit>>;
 }
 
 export const DEV_TOKEN_SECRET = 'dominoes-dev-secret-not-for-production';
@@ -108,6 +111,24 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     heartbeatTtlMs,
     allowedOrigins: [...new Set(allowedOrigins)],
     trustedProxies: new Set(trustedProxies),
+    httpLimits: readHttpLimits(env),
+  };
+}
+
+/**
+ * Defaults sized for real players behind one NAT (a school, a café): a player keeps one identity
+ * for 30 days, a host opens one table per match, and a mistyped code is retyped a few times.
+ */
+function readHttpLimits(env: NodeJS.ProcessEnv): Record<LimitedAction, WindowLimit> {
+  const windowMs = intFromEnv(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 3_600_000);
+  const limit = (name: string, fallback: number): WindowLimit => ({
+    max: intFromEnv(env, name, fallback, 0, 1_000_000),
+    windowMs,
+  });
+  return {
+    identity: limit('RATE_LIMIT_IDENTITIES', 10),
+    table: limit('RATE_LIMIT_TABLES', 20),
+    'lookup-miss': limit('RATE_LIMIT_LOOKUP_MISSES', 30),
   };
 }
 
