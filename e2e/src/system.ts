@@ -115,6 +115,11 @@ export class TestSystem {
       LOG_LEVEL: 'info',
       LOG_PRETTY: '0',
       NODE_ENV: 'test',
+      // Hundreds of players from one address: the gateway's per-address HTTP limits are off (0)
+      // unless a suite sets them (apps/gateway/test/http-limits.test.ts tests them).
+      RATE_LIMIT_IDENTITIES: '0',
+      RATE_LIMIT_TABLES: '0',
+      RATE_LIMIT_LOOKUP_MISSES: '0',
       ...(o.env ?? {}),
     };
   }

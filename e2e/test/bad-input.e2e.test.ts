@@ -184,7 +184,7 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
   });
 
   it('joining a table that does not exist → TABLE_NOT_FOUND', async () => {
-    await expect(idle.client.join('ZZZZZZ')).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    await expect(idle.client.join('ZZZZZZZZZZZZ')).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
     // The player is still bound to its own table.
     await idle.client.sync();
   });

@@ -9,8 +9,10 @@ import { createRedis, ShardedStreamsClient, type Clock, type Logger } from '@dom
 import { redisNames } from '@dominoes/protocol';
 import type { GatewayConfig } from './config';
 import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
+import { RateLimiter } from './edge/rate-limiter';
 import { ApiController } from './http/api.controller';
 import { HealthController, WebController } from './http/health.controller';
+import { HttpLimits } from './http/http-limits';
 import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
 import { GatewayMetrics } from './metrics';
 import { TableReader } from './tables/table-reader';
@@ -31,6 +33,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(IntentService) private readonly intents: IntentService,
     @Inject(SeatRouter) private readonly router: SeatRouter,
     @Inject(TableReader) private readonly tables: TableReader,
+    @Inject(HttpLimits) private readonly limits: HttpLimits,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -61,6 +64,26 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         IntentService,
         { provide: TableReader, useFactory: () => new TableReader(config.databaseUrl) },
         {
+          // The HTTP API's per-address limits, counted in Redis so that every replica shares them.
+          // No offline queue and one try: a Redis that is down answers at once, and the request goes
+          // through (fail open, decision 0008) instead of waiting.
+          provide: HttpLimits,
+          useFactory: () =>
+            new HttpLimits(
+              new RateLimiter({
+                redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:limits`, {
+                  maxRetriesPerRequest: 1,
+                  enableOfflineQueue: false,
+                }),
+                prefix: config.redisPrefix,
+                limits: config.httpLimits,
+                logger: deps.logger,
+              }),
+              config.trustedProxies,
+              deps.metrics,
+            ),
+        },
+        {
           provide: SeatRouter,
           useFactory: () =>
             new SeatRouter(
@@ -84,11 +107,11 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
 
   /** The reply channel is subscribed before the first intent can be sent. */
   async onModuleInit(): Promise<void> {
-    await this.intents.connect();
+    await Promise.all([this.intents.connect(), this.limits.ready()]);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.intents.close(), this.router.close(), this.tables.close()]);
+    await Promise.all([this.intents.close(), this.router.close(), this.tables.close(), this.limits.close()]);
     this.logger.debug('gateway connections closed');
   }
 }

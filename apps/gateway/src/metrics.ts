@@ -26,6 +26,12 @@ export class GatewayMetrics {
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
+  readonly httpLimits = new Counter({
+    name: 'dominoes_http_rate_limit_total',
+    help: 'HTTP API requests refused by a per-address limit (outcome "limited"), or let through unchecked because Redis did not answer ("unchecked"), by action',
+    labelNames: ['action', 'outcome'] as const,
+    registers: [this.registry],
+  });
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });

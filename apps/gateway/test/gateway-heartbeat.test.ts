@@ -57,7 +57,7 @@ describe("gateway heartbeat: what the table-service goes by to disconnect a dead
       const { token } = await identity(`http://127.0.0.1:${gateway.port}`, 'Ana');
       const socket = await RawSocket.open(`ws://127.0.0.1:${gateway.port}/ws`);
       expect(await socket.hello(token)).toMatchObject({ type: 'welcome' });
-      socket.send({ type: 'join', id: 'j1', table: 'KQ7MZP' });
+      socket.send({ type: 'join', id: 'j1', table: 'KQ7MZPR2T4VW' });
       await socket.next((f) => f['type'] === 'ack');
       const join = fake.received.find((e) => e.intent.kind === 'join')!;
       const [gatewayId, seq] = join.connectionId!.split(':');

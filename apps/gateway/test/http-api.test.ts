@@ -96,11 +96,12 @@ describe('POST /api/identity', () => {
 });
 
 describe('POST /api/tables', () => {
-  it('sends a create intent for a fresh 6-character code and answers 201 with the link', async () => {
+  it('sends a create intent for a fresh 12-character code and answers 201 with the link', async () => {
     const response = await post('/api/tables', { variant: 'partnership', target: 150 }, auth());
     expect(response.status).toBe(201);
     const body = CreateTableResponseSchema.parse(await json(response));
     expect(body.link).toBe(`http://dominoes.test/t/${body.tableId}`);
+    expect(body.tableId).toHaveLength(12);
     expect([...body.tableId].every((c) => TABLE_CODE_ALPHABET.includes(c))).toBe(true);
     const [sent] = creates() as [IntentEnvelope];
     expect(sent).toMatchObject({
@@ -208,17 +209,17 @@ describe('GET /api/tables/:code', () => {
     try {
       await pg.query(
         `insert into game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state)
-         values ('KQ7MZP', 'partnership', 4, 150, false, '6f1c2a8e-0d1b-4c55-9a3e-2b7d9f0e1a22', 'waiting', 3, '{}')`,
+         values ('KQ7MZPR2T4VW', 'partnership', 4, 150, false, '6f1c2a8e-0d1b-4c55-9a3e-2b7d9f0e1a22', 'waiting', 3, '{}')`,
       );
       await pg.query(
         `insert into table_seats (table_id, seat, player_id, name) values
-         ('KQ7MZP', 0, '6f1c2a8e-0d1b-4c55-9a3e-2b7d9f0e1a22', 'Ana'), ('KQ7MZP', 2, '7f1c2a8e-0d1b-4c55-9a3e-2b7d9f0e1a22', 'Caio')`,
+         ('KQ7MZPR2T4VW', 0, '6f1c2a8e-0d1b-4c55-9a3e-2b7d9f0e1a22', 'Ana'), ('KQ7MZPR2T4VW', 2, '7f1c2a8e-0d1b-4c55-9a3e-2b7d9f0e1a22', 'Caio')`,
       );
     } finally {
       await pg.end();
     }
-    await expect(getTable(base, 'KQ7MZP')).resolves.toEqual({
-      tableId: 'KQ7MZP',
+    await expect(getTable(base, 'KQ7MZPR2T4VW')).resolves.toEqual({
+      tableId: 'KQ7MZPR2T4VW',
       variant: 'partnership',
       seatCount: 4,
       target: 150,
@@ -228,11 +229,14 @@ describe('GET /api/tables/:code', () => {
     });
   });
 
-  it.each(['ZZZZZZ', 'abc', 'KQ7MZP0', '%00'])('answers 404 TABLE_NOT_FOUND for %p', async (code) => {
-    const error = await getTable(base, code).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).code).toBe('TABLE_NOT_FOUND');
-  });
+  it.each(['ZZZZZZZZZZZZ', 'KQ7MZP', 'abc', 'KQ7MZPR2T4VW0', '%00'])(
+    'answers 404 TABLE_NOT_FOUND for %p',
+    async (code) => {
+      const error = await getTable(base, code).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).code).toBe('TABLE_NOT_FOUND');
+    },
+  );
 });
 
 describe('health, metrics, web', () => {
@@ -243,8 +247,8 @@ describe('health, metrics, web', () => {
     expect(await json(ready)).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
   });
 
-  it('/metrics exposes the gateway metrics in Prometheus text', async () => {
-    const response = await fetch(`${base}/metrics`);
+  it('/metrics on the metrics port exposes the gateway metrics in Prometheus text', async () => {
+    const response = await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`);
     expect(response.headers.get('content-type')).toMatch(/text\/plain/);
     const text = await response.text();
     for (const name of [

@@ -121,7 +121,7 @@ describe('bad frames get an error frame and change nothing', () => {
   it('an intent before hello is UNAUTHENTICATED and nothing is sent on', async () => {
     const s = await socket();
     for (const frame of [
-      { type: 'join', id: 'j1', table: 'KQ7MZP' },
+      { type: 'join', id: 'j1', table: 'KQ7MZPR2T4VW' },
       { type: 'play', id: 'p1', tile: [6, 6] },
       { type: 'sync', id: 's1' },
     ]) {

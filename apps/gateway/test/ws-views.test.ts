@@ -29,8 +29,8 @@ import {
  */
 const prefix = uniquePrefix('gw_views');
 const names = redisNames(prefix);
-const TABLE = 'KQ7MZP';
-const OTHER = 'ZX2345';
+const TABLE = 'KQ7MZPR2T4VW';
+const OTHER = 'ZX2345ZX2345';
 let gateway: GatewayApp;
 let fake: FakeTableService;
 let base: string;
@@ -71,7 +71,7 @@ beforeAll(async () => {
   await fake.start();
   fake.respond = (envelope) => {
     if (envelope.intent.kind === 'join') {
-      if (envelope.tableId === 'ZZZZZZ') {
+      if (envelope.tableId === 'ZZZZZZZZZZZZ') {
         return {
           ok: false,
           intentId: envelope.intentId,
@@ -212,7 +212,7 @@ it('intents carry their fields; refusals come back as error frames with the tabl
 it('a refused join leaves the socket bound where it was', async () => {
   const ana = await connect('Ana');
   await ana.join(TABLE);
-  const refused = await ana.join('ZZZZZZ').catch((e: unknown) => e);
+  const refused = await ana.join('ZZZZZZZZZZZZ').catch((e: unknown) => e);
   expect((refused as ProtocolError).code).toBe('TABLE_NOT_FOUND');
   expect(await fake.numsub(names.seatChannel(TABLE, 0))).toBe(1);
   fake.received.length = 0;

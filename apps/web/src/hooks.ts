@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
-import { TableCodeSchema } from '@dominoes/protocol';
+import { TABLE_CODE_LENGTH, TableCodeSchema } from '@dominoes/protocol';
 import type { Session, SessionState } from './session';
 
 export const SessionContext = createContext<Session | null>(null);
@@ -25,8 +25,11 @@ export function useNow(everyMs = 250): number {
 
 export type Route = { readonly name: 'lobby' } | { readonly name: 'table'; readonly code: string };
 
+const ROUTE = new RegExp(`^/t/([A-Za-z0-9]{${TABLE_CODE_LENGTH}})/?$`);
+const CODE_IN_LINK = new RegExp(`/t/([A-Za-z0-9]{${TABLE_CODE_LENGTH}})(?:[/?#]|$)`);
+
 export function parseRoute(pathname: string): Route {
-  const match = /^\/t\/([A-Za-z0-9]{6})\/?$/.exec(pathname);
+  const match = ROUTE.exec(pathname);
   return match ? { name: 'table', code: (match[1] as string).toUpperCase() } : { name: 'lobby' };
 }
 
@@ -49,10 +52,10 @@ export function useRoute(): Route {
   return parseRoute(path);
 }
 
-/** A table code from what a player typed or pasted: "k7m2qx", "https://…/t/K7M2QX". */
+/** A table code from what a player typed or pasted: "k7m2qxp4ht9r", "https://…/t/K7M2QXP4HT9R". */
 export function codeFrom(input: string): string | null {
   const text = input.trim();
-  const fromLink = /\/t\/([A-Za-z0-9]{6})(?:[/?#]|$)/.exec(text);
+  const fromLink = CODE_IN_LINK.exec(text);
   const raw = (fromLink ? fromLink[1] : text)?.toUpperCase() ?? '';
   return TableCodeSchema.safeParse(raw).success ? raw : null;
 }

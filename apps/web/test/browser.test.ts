@@ -323,7 +323,7 @@ describe('the web page in Chromium', () => {
         'the table link',
         async () => (await ana!.page.getByTestId('table-link').inputValue()) || null,
       );
-      expect(link).toMatch(/\/t\/[A-Z0-9]{6}$/);
+      expect(link).toMatch(/\/t\/[A-Z0-9]{12}$/);
 
       // The others join through the link.
       await boris!.page.goto(link);
@@ -559,7 +559,7 @@ describe('the web page in Chromium', () => {
         'the code',
         async () => (await eleni!.page.getByTestId('table-code').textContent()) || null,
       );
-      expect(code).toMatch(/^[A-Z0-9]{6}$/);
+      expect(code).toMatch(/^[A-Z0-9]{12}$/);
       // Joining by code, typed in lower case.
       for (const p of [boyan!, amal!]) {
         await p.page.getByTestId('join-code').fill(code.toLowerCase());

@@ -13,12 +13,17 @@ export const IntentIdSchema = z
   .max(64)
   .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only');
 
-/** Join codes: 6 characters from an alphabet without look-alikes (no 0/O, 1/I/L). */
+/** Join codes: TABLE_CODE_LENGTH characters from an alphabet without look-alikes (no 0/O, 1/I/L). */
 export const TABLE_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+/**
+ * 31^12 ≈ 7.9e17 codes: at 30 failed lookups a minute from each of 1,000 addresses (500 guesses/s)
+ * and 100,000 waiting tables, finding one takes 31^12 / (1e5 × 500) s ≈ 500 years on average.
+ */
+export const TABLE_CODE_LENGTH = 12;
 export const TableCodeSchema = z
   .string()
-  .length(6)
-  .regex(new RegExp(`^[${TABLE_CODE_ALPHABET}]+$`), 'a 6-character table code');
+  .length(TABLE_CODE_LENGTH, `a ${TABLE_CODE_LENGTH}-character table code`)
+  .regex(new RegExp(`^[${TABLE_CODE_ALPHABET}]+$`), `a ${TABLE_CODE_LENGTH}-character table code`);
 
 /** A display name: at most this many characters as people see them (grapheme clusters). */
 export const PLAYER_NAME_MAX_CHARACTERS = 24;

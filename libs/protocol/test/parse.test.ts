@@ -6,6 +6,9 @@ import {
   parseClientFrame,
   renderProtocolDoc,
   shardOf,
+  TABLE_CODE_ALPHABET,
+  TABLE_CODE_LENGTH,
+  TableCodeSchema,
 } from '@dominoes/protocol';
 
 const refusal = (raw: string) => {
@@ -18,7 +21,7 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
   it('accepts every well-formed message type', () => {
     const good = [
       { type: 'hello', token: 't' },
-      { type: 'join', id: 'a', table: 'ABCDEF' },
+      { type: 'join', id: 'a', table: 'ABCDEFGHJKMN' },
       { type: 'play', id: 'b', tile: [6, 6], end: 'left' },
       { type: 'play', id: 'b2', tile: [0, 1] },
       { type: 'pass', id: 'c' },
@@ -69,6 +72,24 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
     expect(refusal(`{"type":"sync","id":"x","p":"${'é'.repeat(MAX_FRAME_BYTES / 2)}"}`).code).toBe(
       'FRAME_TOO_LARGE',
     );
+  });
+});
+
+describe('table codes', () => {
+  it('are 12 characters of the 31-letter alphabet: the old 6-character codes and look-alikes are refused', () => {
+    expect([TABLE_CODE_ALPHABET.length, TABLE_CODE_LENGTH]).toEqual([31, 12]);
+    expect(TableCodeSchema.safeParse('K7M2QXP4HT9R').success).toBe(true);
+    for (const bad of [
+      'K7M2QX',
+      'K7M2QXP4HT9',
+      'K7M2QXP4HT9RA',
+      'K7M2QXP4HT9O',
+      'k7m2qxp4ht9r',
+      'K7M2QXP4HT91',
+    ]) {
+      expect({ bad, ok: TableCodeSchema.safeParse(bad).success }).toEqual({ bad, ok: false });
+    }
+    expect(refusal('{"type":"join","id":"j","table":"K7M2QX"}').code).toBe('INVALID_MESSAGE');
   });
 });
 

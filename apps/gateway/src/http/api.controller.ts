@@ -1,10 +1,12 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import {
   CreateTableRequestSchema,
   describeIssues,
   IdentityRequestSchema,
   TABLE_CODE_ALPHABET,
+  TABLE_CODE_LENGTH,
   type CreateTableRequest,
   type CreateTableResponse,
   type IdentityResponse,
@@ -18,11 +20,14 @@ import { CLOCK, GATEWAY_CONFIG, LOGGER } from '../di';
 import { IntentService } from '../intents/intent.service';
 import { TableReader } from '../tables/table-reader';
 import { ApiError } from './errors';
+import { HttpLimits } from './http-limits';
 
-/** A join code: 6 characters of TABLE_CODE_ALPHABET from the crypto RNG. */
+/** A join code: TABLE_CODE_LENGTH characters of TABLE_CODE_ALPHABET from the crypto RNG. */
 export function newTableCode(): string {
   let code = '';
-  for (let i = 0; i < 6; i++) code += TABLE_CODE_ALPHABET[randomInt(TABLE_CODE_ALPHABET.length)];
+  for (let i = 0; i < TABLE_CODE_LENGTH; i++) {
+    code += TABLE_CODE_ALPHABET[randomInt(TABLE_CODE_ALPHABET.length)];
+  }
   return code;
 }
 
@@ -71,13 +76,16 @@ export class ApiController {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(IntentService) private readonly intents: IntentService,
     @Inject(TableReader) private readonly tables: TableReader,
+    @Inject(HttpLimits) private readonly limits: HttpLimits,
   ) {}
 
+  /** Limited per client address (RATE_LIMIT_IDENTITIES); a refused body does not count. */
   @Post('identity')
   @HttpCode(200)
-  identity(@Body() body: unknown): IdentityResponse {
+  async identity(@Req() req: IncomingMessage, @Body() body: unknown): Promise<IdentityResponse> {
     const parsed = IdentityRequestSchema.safeParse(body);
     if (!parsed.success) throw new ApiError(400, 'INVALID_MESSAGE', describeIssues(parsed.error));
+    await this.limits.take('identity', this.limits.addressOf(req));
     const playerId = randomUUID();
     const name = parsed.data.name;
     const token = signToken({ pid: playerId, name }, this.config.tokenSecret, this.clock.now());
@@ -85,9 +93,11 @@ export class ApiController {
     return { token, playerId, name };
   }
 
+  /** Limited per client address (RATE_LIMIT_TABLES); a refused token or configuration does not count. */
   @Post('tables')
   @HttpCode(201)
   async createTable(
+    @Req() req: IncomingMessage,
     @Headers('authorization') authorization: string | undefined,
     @Body() body: unknown,
   ): Promise<CreateTableResponse> {
@@ -103,6 +113,7 @@ export class ApiController {
       oneRound: config.oneRound,
     });
     if (!check.ok) throw new ApiError(400, check.error.code, check.error.message);
+    await this.limits.take('table', this.limits.addressOf(req));
 
     for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
       const code = newTableCode();
@@ -126,16 +137,25 @@ export class ApiController {
     throw new ApiError(503, 'UNAVAILABLE', 'No free table code was found; try again.');
   }
 
+  /**
+   * Failed lookups (404) are limited per client address (RATE_LIMIT_LOOKUP_MISSES), so codes cannot
+   * be guessed quickly. Each lookup takes a slot first (so parallel guesses cannot overrun the limit)
+   * and one that finds its table gives it back.
+   */
   @Get('tables/:code')
-  async getTable(@Param('code') code: string): Promise<TableSummary> {
+  async getTable(@Req() req: IncomingMessage, @Param('code') code: string): Promise<TableSummary> {
+    const address = this.limits.addressOf(req);
+    await this.limits.take('lookup-miss', address);
     let summary: TableSummary | null;
     try {
       summary = await this.tables.summary(code);
     } catch (error) {
+      await this.limits.refund('lookup-miss', address);
       this.logger.error({ err: error }, 'table summary: Postgres failed');
       throw new ApiError(503, 'UNAVAILABLE', 'Tables cannot be read right now; try again.');
     }
     if (!summary) throw new ApiError(404, 'TABLE_NOT_FOUND', `There is no table ${code.slice(0, 16)}.`);
+    await this.limits.refund('lookup-miss', address);
     return summary;
   }
 

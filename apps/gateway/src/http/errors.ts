@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
+    /** Extra response headers, e.g. Retry-After on a 429. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -48,6 +50,8 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (host.getType() !== 'http') return;
     const res = host.switchToHttp().getResponse<ServerResponse>();
     if (exception instanceof ApiError) {
+      if (!res.headersSent)
+        for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
       sendJson(res, exception.status, errorBody(exception.code, exception.message));
       return;
     }

@@ -47,7 +47,7 @@ const ar: Dict = {
   opening: 'جارٍ الفتح…',
   joinTitle: 'انضم إلى طاولة',
   codeOrLink: 'رمز الطاولة أو رابطها',
-  codePlaceholder: 'K7M2QX',
+  codePlaceholder: 'K7M2QXP4HT9R',
   join: 'انضم',
   badCode: 'رمز الطاولة ستة أحرف وأرقام، مثل K7M2QX.',
   howToPlay: 'طريقة اللعب',

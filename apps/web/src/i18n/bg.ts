@@ -39,7 +39,7 @@ const bg: Dict = {
   opening: 'Отваряне…',
   joinTitle: 'Седни на маса',
   codeOrLink: 'Код или връзка към масата',
-  codePlaceholder: 'K7M2QX',
+  codePlaceholder: 'K7M2QXP4HT9R',
   join: 'Влез',
   badCode: 'Кодът на масата е от 6 букви и цифри, например K7M2QX.',
   howToPlay: 'Как се играе',

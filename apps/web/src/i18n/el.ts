@@ -40,7 +40,7 @@ const el: Dict = {
   opening: 'Άνοιγμα…',
   joinTitle: 'Μπες σε τραπέζι',
   codeOrLink: 'Κωδικός ή σύνδεσμος τραπεζιού',
-  codePlaceholder: 'K7M2QX',
+  codePlaceholder: 'K7M2QXP4HT9R',
   join: 'Είσοδος',
   badCode: 'Ο κωδικός τραπεζιού έχει 6 γράμματα και ψηφία, π.χ. K7M2QX.',
   howToPlay: 'Πώς παίζεται',

@@ -40,7 +40,7 @@ const en = {
   opening: 'Opening…',
   joinTitle: 'Join a table',
   codeOrLink: 'Table code or link',
-  codePlaceholder: 'K7M2QX',
+  codePlaceholder: 'K7M2QXP4HT9R',
   join: 'Join',
   badCode: 'A table code has 6 letters and digits, like K7M2QX.',
   howToPlay: 'How to play',
