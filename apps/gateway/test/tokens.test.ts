@@ -82,4 +82,83 @@ describe('player tokens', () => {
       expect(verifyToken(`${body}.${mac}`, SECRET, NOW)).toMatchObject({ ok: false, code: 'TOKEN_INVALID' });
     }
   });
+
+  describe('a signature has exactly one accepted spelling', () => {
+    const token = signToken(player, SECRET, NOW);
+    const [body, signature] = token.split('.') as [string, string];
+    const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+    it('the canonical token verifies; its signature is 43 base64url characters', () => {
+      expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(verifyToken(token, SECRET, NOW).ok).toBe(true);
+    });
+
+    it('the 3 other spellings of the last character (same bytes once decoded) are refused', () => {
+      // 32 bytes = 42 full characters + one carrying 4 bits: its 2 low bits are unused by the decoder.
+      const last = ALPHABET.indexOf(signature[42]!);
+      const twins = [1, 2, 3].map(
+        (low) => `${signature.slice(0, 42)}${ALPHABET[(last & ~3) | ((last + low) & 3)]}`,
+      );
+      for (const twin of twins) {
+        expect(Buffer.from(twin, 'base64url').equals(Buffer.from(signature, 'base64url'))).toBe(true);
+        expect(verifyToken(`${body}.${twin}`, SECRET, NOW)).toMatchObject({
+          ok: false,
+          code: 'TOKEN_INVALID',
+        });
+      }
+    });
+
+    it.each([
+      ['truncated by one character', signature.slice(0, 42)],
+      ['truncated to 40 characters', signature.slice(0, 40)],
+      ['with padding', `${signature}=`],
+      ['one character longer', `${signature}A`],
+      ['in standard base64', Buffer.from(signature, 'base64url').toString('base64')],
+      [
+        'with one byte changed',
+        (() => {
+          const bytes = Buffer.from(signature, 'base64url');
+          bytes[7] = bytes[7]! ^ 0x01;
+          return bytes.toString('base64url');
+        })(),
+      ],
+      ['empty', ''],
+    ])('a signature %s is TOKEN_INVALID', (_label, altered) => {
+      expect(altered).not.toBe(signature);
+      expect(verifyToken(`${body}.${altered}`, SECRET, NOW)).toMatchObject({
+        ok: false,
+        code: 'TOKEN_INVALID',
+      });
+    });
+  });
+
+  describe('claims are checked like the identity that issued them', () => {
+    const { createHmac } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+    const signed = (claims: Record<string, unknown>) => {
+      const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+      return `${body}.${createHmac('sha256', SECRET).update(body).digest('base64url')}`;
+    };
+    const good = { pid: player.pid, name: 'Ana', iat: NOW / 1000, exp: NOW / 1000 + 60 };
+
+    it('correctly signed good claims verify (so the refusals below are about the claims)', () => {
+      expect(verifyToken(signed(good), SECRET, NOW)).toEqual({ ok: true, claims: good });
+    });
+
+    it.each([
+      ['a pid that is not a UUID', { ...good, pid: 'someone' }],
+      ['a name with a control character', { ...good, name: 'A\u0007na' }],
+      ['an empty name', { ...good, name: '' }],
+      ['a name of 25 characters', { ...good, name: 'x'.repeat(25) }],
+      ['a name with spaces around it (never issued so)', { ...good, name: ' Ana ' }],
+      ['a name that is not a string', { ...good, name: 7 }],
+      ['iat as a string', { ...good, iat: String(good.iat) }],
+      ['exp as a string', { ...good, exp: String(good.exp) }],
+      ['a fractional exp', { ...good, exp: good.exp + 0.5 }],
+      ['exp before iat', { ...good, exp: good.iat - 1 }],
+      ['a negative iat', { ...good, iat: -1 }],
+      ['a missing pid', { name: 'Ana', iat: good.iat, exp: good.exp }],
+    ])('%s is TOKEN_INVALID', (_label, claims) => {
+      expect(verifyToken(signed(claims), SECRET, NOW)).toMatchObject({ ok: false, code: 'TOKEN_INVALID' });
+    });
+  });
 });

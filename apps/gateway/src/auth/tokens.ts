@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { PlayerNameSchema } from '@dominoes/protocol';
 
 /**
  * Player tokens: `base64url(JSON {pid, name, iat, exp}) + "." + base64url(HMAC-SHA256(secret, first part))`.
@@ -20,14 +21,21 @@ export type TokenCheck =
   | { readonly ok: true; readonly claims: TokenClaims }
   | { readonly ok: false; readonly code: 'TOKEN_INVALID' | 'TOKEN_EXPIRED'; readonly message: string };
 
+/** What a token may carry: exactly what POST /api/identity puts in one, names checked as a display name. */
 const ClaimsSchema = z
   .object({
-    pid: z.string().min(1).max(64),
-    name: z.string().min(1).max(64),
-    iat: z.number().int(),
-    exp: z.number().int(),
+    pid: z.uuid(),
+    name: z.string(),
+    iat: z.number().int().nonnegative(),
+    exp: z.number().int().nonnegative(),
   })
-  .strict();
+  .strict()
+  .refine((claims) => claims.exp > claims.iat, 'exp must be after iat')
+  // The name as issued: it passes the display-name schema and is already in its checked form.
+  .refine((claims) => PlayerNameSchema.safeParse(claims.name).data === claims.name, 'a bad name');
+
+/** The one accepted spelling of a SHA-256 HMAC in base64url: 43 characters, no padding. */
+const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
 const mac = (secret: string, body: string): Buffer => createHmac('sha256', secret).update(body).digest();
 
@@ -55,9 +63,11 @@ export function verifyToken(token: unknown, secret: string, nowMs: number): Toke
     return invalid('The token is malformed.');
   }
   const [body, signature] = parts as [string, string];
-  const expected = mac(secret, body);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  // The received text is compared with the canonical encoding, not decoded: base64url decoding
+  // ignores the unused low bits of the last character, so 4 spellings would decode to one HMAC.
+  if (!SIGNATURE.test(signature)) return invalid('The token was not issued by this server.');
+  const expected = Buffer.from(mac(secret, body).toString('base64url'), 'latin1');
+  if (!timingSafeEqual(Buffer.from(signature, 'latin1'), expected)) {
     return invalid('The token was not issued by this server.');
   }
   let json: unknown;
