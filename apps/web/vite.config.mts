@@ -22,7 +22,8 @@ export default defineConfig({
     outDir: resolve(here, 'dist'),
     emptyOutDir: true,
     target: 'es2022',
-    sourcemap: true,
+    // Production publishes no source maps (the gateway would serve them to anyone).
+    sourcemap: false,
     // One bundle of ~430 kB (~135 kB gzipped): React, zod (the protocol's schemas) and the page.
     chunkSizeWarningLimit: 1024,
   },

@@ -52,6 +52,8 @@ export class TestSystem {
   /** Running processes by instance name: `gateway`, `gateway#1`, `table-service#2`, ... */
   private readonly running = new Map<string, Running>();
   private readonly ports = new Map<string, number>();
+  /** The gateways' METRICS_PORT (the other services serve /metrics on their PORT). */
+  private readonly metricsPorts = new Map<string, number>();
 
   private constructor(
     readonly label: string,
@@ -97,6 +99,11 @@ export class TestSystem {
     return port;
   }
 
+  /** Where a service's /metrics is: the gateway's METRICS_PORT, the other services' PORT. */
+  metricsUrl(name: string): string {
+    return `http://127.0.0.1:${this.metricsPorts.get(name) ?? this.portOf(name)}/metrics`;
+  }
+
   get wsUrl(): string {
     return `ws://127.0.0.1:${this.ports.get('gateway')}/ws`;
   }
@@ -129,12 +136,20 @@ export class TestSystem {
     const name = instance.split('#')[0] as ServiceName;
     const port = this.ports.get(instance) ?? (await freePort());
     this.ports.set(instance, port);
+    const metricsPort = name === 'gateway' ? (this.metricsPorts.get(instance) ?? (await freePort())) : port;
+    if (name === 'gateway') this.metricsPorts.set(instance, metricsPort);
     const logDir = join(ARTIFACTS, 'logs', this.label);
     mkdirSync(logDir, { recursive: true });
     const log = createWriteStream(join(logDir, `${instance.replace('#', '-')}.log`), { flags: 'a' });
     const child = spawn(process.execPath, [join(ROOT, 'apps', name, 'dist', 'main.js')], {
       cwd: ROOT,
-      env: { ...process.env, ...this.env(), PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
+      env: {
+        ...process.env,
+        ...this.env(),
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // Two pipes into one file: neither may end it (the other would then write after the end, an

@@ -54,7 +54,7 @@ function descendsFrom(span: SpanRecord, ancestor: SpanRecord, byId: Map<string, 
 const turnOf = (v: TableView | null) => (v?.game?.phase === 'playing' ? v.game.turn : null);
 
 async function scrape(system: TestSystem, service: ServiceName): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${system.portOf(service)}/metrics`);
+  const response = await fetch(system.metricsUrl(service));
   expect(response.status).toBe(200);
   return response.text();
 }
@@ -211,6 +211,16 @@ describe('observability: one trace per intent across the services, /metrics on e
       ),
     ).toBe(true);
     for (const view of views) expect(view.parentSpanId).toBe(handled.spanId);
+  });
+
+  it('the gateway serves /metrics on METRICS_PORT only: on the players\u2019 port it is 404', async () => {
+    const players = await fetch(`${system.httpUrl}/metrics`);
+    expect(players.status).toBe(404);
+    expect(await players.text()).not.toContain('dominoes_open_sockets');
+    const own = await fetch(system.metricsUrl('gateway'));
+    expect(own.status).toBe(200);
+    expect(new URL(system.metricsUrl('gateway')).port).not.toBe(new URL(system.httpUrl).port);
+    expect(await own.text()).toContain('# TYPE dominoes_open_sockets gauge');
   });
 
   it('/metrics of every service has the metrics the dashboards and alerts use', async () => {

@@ -18,6 +18,8 @@ export interface RateLimitConfig {
 
 export interface GatewayConfig extends BaseConfig {
   readonly port: number;
+  /** The port of `/metrics` alone (METRICS_PORT); never the players' port. */
+  readonly metricsPort: number;
   readonly host: string;
   readonly publicUrl: string;
   readonly tokenSecret: string;
@@ -48,6 +50,12 @@ const MIN_SECRET_LENGTH = 32;
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const base = readBaseConfig(env);
   const port = intFromEnv(env, 'PORT', 8080, 0, 65535);
+  const metricsPort = intFromEnv(env, 'METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort === port && port !== 0) {
+    throw new ConfigError(
+      `METRICS_PORT must differ from PORT (${port}): /metrics is not served on the players' port.`,
+    );
+  }
   const production = env.NODE_ENV === 'production';
   const secret = env.TOKEN_SECRET ?? '';
   if (secret === '' && production) {
@@ -93,6 +101,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   return {
     ...base,
     port,
+    metricsPort,
     host: stringFromEnv(env, 'HOST', '0.0.0.0'),
     publicUrl,
     tokenSecret: secret === '' ? DEV_TOKEN_SECRET : secret,

@@ -15,7 +15,11 @@ import { redisNames } from '@dominoes/protocol';
 import type { GatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
 import { ApiErrorFilter } from './http/errors';
+import { apiOrigin } from './http/api-origin';
 import { jsonBody } from './http/json-body';
+import { startMetricsServer, type MetricsServer } from './http/metrics-server';
+import { securityHeaders } from './http/security-headers';
+import { webAssets } from './http/web-assets';
 import { GatewayMetrics } from './metrics';
 import { GatewayHeartbeat } from './ws/gateway-heartbeat';
 import { ProtocolWsAdapter } from './ws/protocol-ws.adapter';
@@ -25,6 +29,8 @@ export interface GatewayApp {
   readonly app: NestExpressApplication;
   /** The port it listens on (useful with PORT=0). */
   readonly port: number;
+  /** The port of /metrics (METRICS_PORT; not the players' port). */
+  readonly metricsPort: number;
   readonly metrics: GatewayMetrics;
   readonly hub: SocketHub;
   /** This gateway's heartbeat key in Redis (names.gatewayAlive). */
@@ -59,8 +65,13 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     },
   );
   app.useWebSocketAdapter(new ProtocolWsAdapter(app, logger));
+  // Every response (page, assets, API, errors) carries the security headers; the API answers allowed origins only.
+  app.use(securityHeaders(config.allowedOrigins));
+  app.use(apiOrigin(config.allowedOrigins));
   app.use(jsonBody());
   const webBuilt = existsSync(config.webDist);
+  // /assets/* compressed and cached for good; *.map never served.
+  app.use(webAssets(config.webDist));
   if (webBuilt) {
     // Hashed assets may be cached; index.html must not be, or a deploy leaves browsers on old asset names.
     app.useStaticAssets(config.webDist, {
@@ -91,9 +102,18 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     throw error;
   }
   const port = (app.getHttpServer().address() as AddressInfo).port;
+  let metricsServer: MetricsServer;
+  try {
+    metricsServer = await startMetricsServer(metrics, config.metricsPort, config.host, logger);
+  } catch (error) {
+    await heartbeat.stop();
+    await app.close();
+    throw error;
+  }
   logger.info(
     {
       port,
+      metricsPort: metricsServer.port,
       url: config.publicUrl,
       gatewayId: config.gatewayId,
       shards: config.tableShards,
@@ -105,6 +125,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   return {
     app,
     port,
+    metricsPort: metricsServer.port,
     metrics,
     hub,
     heartbeat,
@@ -114,6 +135,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
         // The presence notes of the closed sockets are flushed: nothing is left for a sweep to do.
         await heartbeat.stop();
         await app.close();
+        await metricsServer.close();
       })();
       return closing;
     },

@@ -59,6 +59,7 @@ export function testConfig(prefix: string, env: Record<string, string> = {}): Ga
     REDIS_PREFIX: prefix,
     TABLE_SHARDS: String(SHARDS),
     PORT: '0',
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     PUBLIC_URL: 'http://dominoes.test',
     TOKEN_SECRET: TEST_SECRET,

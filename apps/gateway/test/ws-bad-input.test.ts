@@ -207,7 +207,7 @@ describe('limits', () => {
   });
 
   it('counts refused frames by code in /metrics', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${gateway.port}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
     for (const code of [
       'BAD_JSON',
       'UNKNOWN_TYPE',

@@ -183,7 +183,7 @@ it('views go only to the sockets bound to their seat', async () => {
   await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 13));
   await waitFor(() => seen.ana.length === 3, 2000, 'the same version again');
 
-  const metrics = await (await fetch(`${base}/metrics`)).text();
+  const metrics = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
   expect(metrics).toMatch(/dominoes_action_to_view_seconds_count 2\b/); // one event with a cause, two sockets
   expect(metrics).toMatch(/dominoes_open_sockets 4\b/);
 });

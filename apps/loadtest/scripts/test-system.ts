@@ -23,9 +23,8 @@ async function main(): Promise<void> {
     breakMs: option('break-ms', 30_000),
     shards: option('shards', 16),
   });
-  const ports = (system as unknown as { ports: Map<string, number> }).ports;
   const metrics = ['gateway', 'table-service', 'timer-service']
-    .map((name) => `${name}=http://127.0.0.1:${ports.get(name)}/metrics`)
+    .map((name) => `${name}=${system.metricsUrl(name)}`)
     .join(',');
   process.stdout.write(
     `${JSON.stringify({

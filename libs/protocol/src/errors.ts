@@ -4,6 +4,10 @@ import { RULE_ERROR_CODES } from '@dominoes/rules';
 export const PROTOCOL_ERROR_CODES = [
   'BAD_JSON',
   'FRAME_TOO_LARGE',
+  /** An HTTP API body that is not `Content-Type: application/json` (415). */
+  'UNSUPPORTED_MEDIA_TYPE',
+  /** An HTTP API request from a browser page on an origin that is not allowed (403; ALLOWED_ORIGINS). */
+  'FORBIDDEN_ORIGIN',
   'UNKNOWN_TYPE',
   'INVALID_MESSAGE',
   'RATE_LIMITED',

@@ -5,7 +5,6 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../di';
 import { IntentService } from '../intents/intent.service';
-import { GatewayMetrics } from '../metrics';
 import { TableReader } from '../tables/table-reader';
 import { sendJson } from './errors';
 
@@ -17,7 +16,6 @@ export class HealthController {
   constructor(
     @Inject(IntentService) private readonly intents: IntentService,
     @Inject(TableReader) private readonly tables: TableReader,
-    @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
   ) {}
 
   /** 200 while the event loop runs. */
@@ -39,14 +37,6 @@ export class HealthController {
       postgres: postgres ? 'ok' : 'down',
     };
     sendJson(res, redis && postgres ? 200 : 503, body);
-  }
-
-  @Get('metrics')
-  async metricsText(@Res() res: ServerResponse): Promise<void> {
-    const text = await this.metrics.registry.metrics();
-    res.statusCode = 200;
-    res.setHeader('content-type', this.metrics.registry.contentType);
-    res.end(text);
   }
 }
 

@@ -3,11 +3,19 @@ import { errorBody, sendJson } from './errors';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
+/** `application/json`, optionally `; charset=utf-8`: the only body type the API reads. */
+export function isJsonType(contentType: string | undefined): boolean {
+  const [type, ...params] = (contentType ?? '').split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param));
+}
+
 type Next = (error?: unknown) => void;
 
 /**
  * The API's only body parser: JSON, at most `limit` bytes, errors in the protocol's shape
- * (413 FRAME_TOO_LARGE, 400 BAD_JSON). A request without a body gets `body = undefined`.
+ * (413 FRAME_TOO_LARGE, 400 BAD_JSON, 415 UNSUPPORTED_MEDIA_TYPE when a body is not declared
+ * `application/json` in UTF-8). A request without a body gets `body = undefined`.
  */
 export function jsonBody(limit = BODY_LIMIT_BYTES) {
   return (req: IncomingMessage & { body?: unknown }, res: ServerResponse, next: Next): void => {
@@ -16,6 +24,19 @@ export function jsonBody(limit = BODY_LIMIT_BYTES) {
       return;
     }
     const declared = Number(req.headers['content-length'] ?? 0);
+    const hasBody = declared > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !isJsonType(req.headers['content-type'])) {
+      sendJson(
+        res,
+        415,
+        errorBody(
+          'UNSUPPORTED_MEDIA_TYPE',
+          'A request body must be sent as "Content-Type: application/json".',
+        ),
+      );
+      req.resume();
+      return;
+    }
     const tooLarge = () => {
       sendJson(res, 413, errorBody('FRAME_TOO_LARGE', `A request body may hold at most ${limit} bytes.`));
       req.resume();
