@@ -132,7 +132,9 @@ export class ApiController {
       }
       if (isCodeTaken(outcome.code, outcome.message)) continue;
       this.logger.info({ player: player.id, code: outcome.code }, 'table not created');
-      throw new ApiError(outcome.code === 'UNAVAILABLE' ? 503 : 400, outcome.code, outcome.message);
+      // TOO_MANY_TABLES: the host has MAX_OPEN_TABLES_PER_HOST open tables already (table-service).
+      const status = outcome.code === 'UNAVAILABLE' ? 503 : outcome.code === 'TOO_MANY_TABLES' ? 429 : 400;
+      throw new ApiError(status, outcome.code, outcome.message);
     }
     throw new ApiError(503, 'UNAVAILABLE', 'No free table code was found; try again.');
   }
