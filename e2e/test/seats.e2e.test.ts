@@ -13,7 +13,7 @@ describe('seats: arrival order, a full table, leaving before the start, the auto
   const players = (names: string[]) => Promise.all(names.map((n) => TestPlayer.create(system, n)));
 
   it('P3: seats go by arrival; leaving before the start frees the seat for the next arrival; the host role passes to the earliest-seated; the 4th seat starts the match; a 5th player is refused', async () => {
-    const [host, b, c, d, e] = await players(['Host', 'Beatriz', 'Cem', 'Dara', 'Emil']);
+    const [host, b, c, d, e] = await players(['Hana', 'Beatriz', 'Cem', 'Dara', 'Emil']);
     const { tableId, link } = await host!.openTable({ variant: 'partnership', target: 150 });
     expect(link).toContain(`/t/${tableId}`);
     for (const p of [host!, b!, c!]) {
@@ -24,7 +24,7 @@ describe('seats: arrival order, a full table, leaving before the start, the auto
     const waiting = await c!.client.waitForView((v) => v.seats.filter(Boolean).length === 3);
     expect(waiting.status).toBe('waiting');
     expect(waiting.hostSeat).toBe(0);
-    expect(waiting.seats.map((s) => s?.name ?? null)).toEqual(['Host', 'Beatriz', 'Cem', null]);
+    expect(waiting.seats.map((s) => s?.name ?? null)).toEqual(['Hana', 'Beatriz', 'Cem', null]);
 
     // Leaving before the start frees the seat; the next arrival takes the lowest free seat.
     await b!.client.leave();
@@ -47,7 +47,7 @@ describe('seats: arrival order, a full table, leaving before the start, the auto
     const started = await c!.client.waitForView((v) => v.status === 'playing');
     expect(started.game!.roundNumber).toBe(1);
     expect(started.target).toBe(150);
-    expect(started.seats.map((s) => s!.name)).toEqual(['Dara', 'Host', 'Cem', 'Beatriz']);
+    expect(started.seats.map((s) => s!.name)).toEqual(['Dara', 'Hana', 'Cem', 'Beatriz']);
     // P1: partners sit opposite.
     expect(started.seats.map((s) => s!.side)).toEqual([0, 1, 0, 1]);
 

@@ -212,6 +212,32 @@ describe('table engine on real Postgres and Redis', () => {
       }
     });
 
+    it("a finished match does not count toward its host's open tables, and its new match does: refused with TOO_MANY_TABLES when the host is at the limit", async () => {
+      const e = engine(clock, limits);
+      const draw = { kind: 'create', config: { variant: 'draw', seats: 2, oneRound: true } } as const;
+      expect(await e.handle(on('FINSH1', 10, draw))).toMatchObject({ ok: true });
+      expect(await e.handle(on('FINSH1', 11, { kind: 'join' }))).toMatchObject({ ok: true, seat: 1 });
+      // The clock plays the one round to its end.
+      for (let i = 0; i < 200 && (await e.load('FINSH1'))!.status === 'playing'; i++) {
+        const d = (await e.load('FINSH1'))!.deadline!;
+        at = Math.max(at, d.at);
+        expect(await e.handle(deadline('FINSH1', d.key))).toMatchObject({ ok: true });
+      }
+      expect((await e.load('FINSH1'))!.status).toBe('finished');
+      expect(await e.handle(create('FINSH2', 10))).toMatchObject({ ok: true });
+      expect(await e.handle(create('FINSH3', 10))).toMatchObject({ ok: true });
+      expect(await e.handle(on('FINSH1', 10, { kind: 'newMatch' }))).toMatchObject({
+        ok: false,
+        code: 'TOO_MANY_TABLES',
+      });
+      expect((await e.load('FINSH1'))!.status).toBe('finished');
+      // One of the others closes (nobody came): the new match may start.
+      at = (await e.load('FINSH2'))!.deadline!.at;
+      expect(await e.handle(deadline('FINSH2', '2'))).toMatchObject({ ok: true });
+      expect(await e.handle(on('FINSH1', 10, { kind: 'newMatch' }))).toMatchObject({ ok: true });
+      expect((await e.load('FINSH1'))!.status).toBe('playing');
+    });
+
     it(`a seat keeps at most ${CONNECTIONS_KEPT_PER_SEAT} connection ids in the stored snapshot, however many sockets one identity opens`, async () => {
       const e = engine(clock, limits);
       expect(

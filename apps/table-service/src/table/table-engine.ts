@@ -152,6 +152,18 @@ export class TableEngine {
       const seat = seatOf(table);
       return reply({ ok: true, intentId, version: table.version, seat: seat >= 0 ? seat : null });
     }
+    if (
+      intent.kind === 'newMatch' &&
+      table.status === 'finished' &&
+      envelope.player?.id === table.hostPlayerId
+    ) {
+      // A new match opens a finished table again: it counts toward its host's open tables.
+      const open = await this.deps.store.openTablesOf(envelope.player.id);
+      if (open >= this.limits.maxOpenTablesPerHost) {
+        const { message } = new TooManyTablesError(open, this.limits.maxOpenTablesPerHost);
+        return reply({ ok: false, intentId, code: 'TOO_MANY_TABLES', message });
+      }
+    }
     const decision = decide(table, envelope, {
       now: this.deps.clock.now(),
       rng: dealSource,
