@@ -16,6 +16,8 @@ const compose: any = parse(fs.readFileSync(COMPOSE_FILE, 'utf8'), { merge: true 
 const services: Record<string, any> = compose.services;
 const APP_SERVICES = ['gateway', 'table-service', 'timer-service'];
 const PORTS: Record<string, number> = { gateway: 8080, 'table-service': 8081, 'timer-service': 8082 };
+/** Where /metrics is: the gateway's METRICS_PORT, the others' PORT. */
+const METRICS_PORTS: Record<string, number> = { ...PORTS, gateway: 9464 };
 
 interface DclintReport {
   filePath: string;
@@ -123,8 +125,17 @@ describe('docker-compose.yml', () => {
         /^postgresql:\/\/postgres:.*@postgres:5432\/dominoes$/,
       );
     }
-    expect(envOf('gateway').TOKEN_SECRET).toBeDefined();
-    expect(envOf('table-service').TOKEN_SECRET).toBeDefined();
+  });
+
+  it('requires the operator to set TOKEN_SECRET (no published default), and gives it to the gateway alone', () => {
+    // `${VAR:?message}`: compose (v1 and v2) refuses to start without it, with the message.
+    expect(String(envOf('gateway').TOKEN_SECRET)).toMatch(
+      /^\$\{TOKEN_SECRET:\?set TOKEN_SECRET .*32 or more random characters.*\}$/,
+    );
+    for (const name of ['table-service', 'timer-service', 'migrate']) {
+      expect({ name, secret: envOf(name).TOKEN_SECRET }).toEqual({ name, secret: undefined });
+    }
+    expect(fs.readFileSync(COMPOSE_FILE, 'utf8')).not.toMatch(/TOKEN_SECRET:-/);
   });
 
   it('publishes the gateway on 8080 (GATEWAY_PORT) and nothing else of the app', () => {
@@ -205,9 +216,9 @@ describe('deploy/otel/collector.yaml', () => {
     for (const ext of config.service.extensions ?? []) expect(config.extensions).toHaveProperty([ext]);
   });
 
-  it('scrapes every service replica on its metrics port', () => {
+  it('scrapes every service replica on its metrics port (the gateway on METRICS_PORT, not its players\u2019 port)', () => {
     const jobs = config.receivers.prometheus.config.scrape_configs;
-    for (const [name, port] of Object.entries(PORTS)) {
+    for (const [name, port] of Object.entries(METRICS_PORTS)) {
       const job = jobs.find((j: any) => j.job_name === name);
       expect(job.metrics_path).toBe('/metrics');
       expect(job.dns_sd_configs[0]).toEqual({ names: [name], type: 'A', port });

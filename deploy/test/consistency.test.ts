@@ -102,6 +102,14 @@ describe('apps the deploy files run', () => {
     }
   });
 
+  it('give the gateway the same METRICS_PORT in compose and in the chart, apart from its players\u2019 port', () => {
+    expect(values.gateway.metricsPort).toBe(9464);
+    expect(String(compose.services.gateway.environment.METRICS_PORT)).toBe(
+      String(values.gateway.metricsPort),
+    );
+    expect(values.gateway.metricsPort).not.toBe(values.gateway.port);
+  });
+
   it('run Redis with the same required flags in compose and in the bundled chart Redis', () => {
     const redisArgs: string[] = podSpec(
       render([]).find((o) => o.kind === 'StatefulSet' && o.metadata.name.endsWith('-redis'))!,

