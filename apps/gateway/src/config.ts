@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError, intFromEnv, readBaseConfig, stringFromEnv, type BaseConfig } from '@dominoes/platform';
+import { DEV_TOKEN_SECRET, isPublicSecret } from './auth/public-secrets';
 import { normaliseAddress } from './edge/client-address';
 import { originOf } from './edge/origin-policy';
 import type { LimitedAction, WindowLimit } from './edge/rate-limiter';
@@ -44,7 +45,7 @@ export interface GatewayConfig extends BaseConfig {
   readonly httpLimits: Readonly<Record<LimitedAction, WindowLimit>>;
 }
 
-export const DEV_TOKEN_SECRET = 'dominoes-dev-secret-not-for-production';
+export { DEV_TOKEN_SECRET };
 const MIN_SECRET_LENGTH = 32;
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -65,6 +66,19 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   }
   if (secret !== '' && production && secret.length < MIN_SECRET_LENGTH) {
     throw new ConfigError(`TOKEN_SECRET must have at least ${MIN_SECRET_LENGTH} characters in production.`);
+  }
+  if (production && isPublicSecret(secret)) {
+    throw new ConfigError(
+      'TOKEN_SECRET is a secret published in this repository (a default, an example or a test): anyone could forge tokens with it. Set a random one, e.g. `openssl rand -base64 48`.',
+    );
+  }
+  // Without TOKEN_SECRET the development secret signs tokens: anyone can forge them, so such a
+  // gateway listens on loopback only (HOST defaults to 127.0.0.1) and refuses another HOST.
+  const host = stringFromEnv(env, 'HOST', secret === '' ? '127.0.0.1' : '0.0.0.0');
+  if (secret === '' && !isLoopback(host)) {
+    throw new ConfigError(
+      `HOST=${host} without TOKEN_SECRET: the development secret is public, so the gateway listens on loopback only. Set TOKEN_SECRET to listen on ${host}.`,
+    );
   }
   const publicUrl = stringFromEnv(env, 'PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   try {
@@ -102,7 +116,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     ...base,
     port,
     metricsPort,
-    host: stringFromEnv(env, 'HOST', '0.0.0.0'),
+    host,
     publicUrl,
     tokenSecret: secret === '' ? DEV_TOKEN_SECRET : secret,
     devTokenSecret: secret === '',
@@ -139,6 +153,10 @@ function readHttpLimits(env: NodeJS.ProcessEnv): Record<LimitedAction, WindowLim
     table: limit('RATE_LIMIT_TABLES', 20),
     'lookup-miss': limit('RATE_LIMIT_LOOKUP_MISSES', 30),
   };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 function listFromEnv(env: NodeJS.ProcessEnv, name: string): string[] {
