@@ -62,7 +62,8 @@ async function main() {
     ).then(() => process.exit(code));
   };
   // Replicas: GATEWAYS, TABLE_SERVICES, TIMER_SERVICES (1 each by default; `npm run start:cluster`
-  // runs 2, 3 and 2). Instance i of a service listens on its base port + 100 * i.
+  // runs 2, 3 and 2). Instance i of a service listens on its base port + 100 * i; gateway i serves
+  // /metrics on METRICS_PORT (9464) + 100 * i (not on its players' port).
   const services = [
     {
       name: 'table-service',
@@ -76,19 +77,26 @@ async function main() {
     },
     { name: 'gateway', base: Number(process.env.PORT ?? 8080), count: Number(process.env.GATEWAYS ?? 1) },
   ];
+  const metricsBase = Number(process.env.METRICS_PORT ?? 9464);
   const instances = services.flatMap(({ name, base, count }) =>
     Array.from({ length: Math.max(1, count) }, (_, i) => ({
       name,
       label: count > 1 ? `${name}#${i}` : name,
       port: base + 100 * i,
+      metricsPort: name === 'gateway' ? metricsBase + 100 * i : undefined,
     })),
   );
-  for (const { name, label, port } of instances) {
+  for (const { name, label, port, metricsPort } of instances) {
     // SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
     // (node refuses --cpu-prof in NODE_OPTIONS). docs/performance.md shows how it is used.
     const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps', name, 'dist/main.js')], {
-      env: { LOG_PRETTY: '1', ...process.env, PORT: String(port) },
+      env: {
+        LOG_PRETTY: '1',
+        ...process.env,
+        PORT: String(port),
+        ...(metricsPort === undefined ? {} : { METRICS_PORT: String(metricsPort) }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     prefixed(label, child.stdout);
@@ -101,9 +109,14 @@ async function main() {
     });
     children.push(child);
   }
-  const gateways = instances.filter((i) => i.name === 'gateway').map((i) => `http://localhost:${i.port}`);
+  const gateways = instances.filter((i) => i.name === 'gateway');
+  const urls = gateways.map((i) => `http://localhost:${i.port}`);
+  const metrics = gateways.map((i) => `http://localhost:${i.metricsPort}/metrics`);
   setTimeout(
-    () => console.log(`\n  Play at ${gateways.join(' or ')}   (Ctrl-C stops everything)\n`),
+    () =>
+      console.log(
+        `\n  Play at ${urls.join(' or ')}   (Ctrl-C stops everything)\n  Gateway metrics: ${metrics.join(', ')}\n`,
+      ),
     1500,
   ).unref();
   process.on('SIGINT', () => stopAll(0));
