@@ -172,14 +172,9 @@ export class TableEngine {
     if (!decision.ok) return reply({ ok: false, intentId, code: decision.code, message: decision.message });
     const cause = { intentId, sentAt: envelope.sentAt };
     if (decision.events.length === 0) {
-      // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again, in
-      // the reply, for the asking socket alone. (On the seat channel it went to every socket of the
-      // seat: 60 sockets syncing sent 57 times the views.) Without a reply channel nobody asked.
-      const seat = decision.seat;
-      if (seat === null || envelope.replyTo === null)
-        return reply({ ok: true, intentId, version: table.version, seat });
-      const view = JSON.stringify(tableView(table, seat));
-      return reply({ ok: true, intentId, version: table.version, seat, view });
+      // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again.
+      if (decision.seat !== null) await this.publish(table, [decision.seat], cause, traceparent);
+      return reply({ ok: true, intentId, version: table.version, seat: decision.seat });
     }
     let stored: TableState;
     try {
