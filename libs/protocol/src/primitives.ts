@@ -33,7 +33,7 @@ export const PLAYER_NAME_MAX_BYTES = 96;
 const MAX_MARKS_PER_CHARACTER = 4;
 
 /** Characters that draw nothing yet are letters or symbols, so a name of them alone looks empty. */
-const BLANK_FILLERS = /[\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0]/u;
+const BLANK_FILLERS = /\u115F|\u1160|\u17B4|\u17B5|\u2800|\u3164|\uFFA0/u;
 
 /** How a name compares with the page's words: compatibility forms folded, accents gone, lower case. */
 const skeleton = (name: string): string =>
