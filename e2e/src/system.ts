@@ -173,6 +173,13 @@ export class TestSystem {
     });
   }
 
+  /** The process id of a running instance (to read its memory from /proc, or to signal it). */
+  pidOf(instance: string): number {
+    const pid = this.running.get(instance)?.child.pid;
+    if (pid === undefined) throw new Error(`${instance} is not running`);
+    return pid;
+  }
+
   isRunning(instance: string): boolean {
     const running = this.running.get(instance);
     return running !== undefined && running.child.exitCode === null;

@@ -32,6 +32,12 @@ export interface GatewayConfig extends BaseConfig {
   readonly helloTimeoutMs: number;
   readonly replyTimeoutMs: number;
   readonly rateLimit: RateLimitConfig;
+  /** How long a socket may go without a ping from the gateway (WS_PING_INTERVAL_MS). */
+  readonly pingIntervalMs: number;
+  /** How long the gateway waits for the pong before it drops the socket (WS_PONG_TIMEOUT_MS). */
+  readonly pongTimeoutMs: number;
+  /** Open sockets one player may hold on this gateway; one more closes the oldest (WS_MAX_SOCKETS_PER_PLAYER). */
+  readonly maxSocketsPerPlayer: number;
   readonly shutdownGraceMs: number;
   /** How often the gateway's heartbeat key is set (GATEWAY_HEARTBEAT_MS). */
   readonly heartbeatMs: number;
@@ -129,6 +135,9 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       burst: intFromEnv(env, 'WS_RATE_BURST', 40, 1, 100_000),
       abuseLimit: intFromEnv(env, 'WS_ABUSE_LIMIT', 200, 1, 1_000_000),
     },
+    pingIntervalMs: intFromEnv(env, 'WS_PING_INTERVAL_MS', 10_000, 100, 600_000),
+    pongTimeoutMs: intFromEnv(env, 'WS_PONG_TIMEOUT_MS', 5_000, 100, 600_000),
+    maxSocketsPerPlayer: intFromEnv(env, 'WS_MAX_SOCKETS_PER_PLAYER', 5, 1, 1_000),
     shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 120_000),
     heartbeatMs,
     heartbeatTtlMs,

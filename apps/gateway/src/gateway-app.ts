@@ -64,7 +64,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       forceCloseConnections: true,
     },
   );
-  app.useWebSocketAdapter(new ProtocolWsAdapter(app, logger));
+  app.useWebSocketAdapter(new ProtocolWsAdapter(app, logger, config.allowedOrigins));
   // Every response (page, assets, API, errors) carries the security headers; the API answers allowed origins only.
   app.use(securityHeaders(config.allowedOrigins));
   app.use(apiOrigin(config.allowedOrigins));

@@ -188,8 +188,8 @@ export class RawSocket {
   readonly closed: Promise<{ code: number; reason: string }>;
   closeCode: number | null = null;
 
-  constructor(url: string) {
-    this.ws = new WebSocket(url);
+  constructor(url: string, options?: WebSocket.ClientOptions) {
+    this.ws = new WebSocket(url, options);
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);

@@ -127,10 +127,11 @@ it('a join goes out as an envelope on the shard stream; the ack carries the vers
   });
   // The socket's view may have been published before it subscribed: the gateway asks for it again.
   const sync = await waitFor(() => received((e) => e.intent.kind === 'sync')[0], 2000, 'the sync after join');
+  // Its view comes back in the reply, for this socket alone.
   expect(sync).toMatchObject({
     intentId: `${join!.connectionId}:sync:1`,
     tableId: TABLE,
-    replyTo: null,
+    replyTo: join!.replyTo,
     connectionId: join!.connectionId,
   });
   fake.received.length = 0;

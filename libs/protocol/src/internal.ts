@@ -49,6 +49,12 @@ export const IntentReplySchema = z.discriminatedUnion('ok', [
     intentId: z.string(),
     version: z.number().int().nullable(),
     seat: z.number().int().nullable(),
+    /**
+     * For an intent that changed nothing from a seated player (a sync): the asker's seat view as
+     * JSON text (as in a seat event), for the asking socket alone. Published on the seat channel,
+     * it went to every socket of the seat.
+     */
+    view: z.string().optional(),
   }),
   z.object({ ok: z.literal(false), intentId: z.string(), code: ErrorCodeSchema, message: z.string() }),
 ]);

@@ -8,6 +8,12 @@ const utf8 = new TextEncoder();
 /** Frames larger than this are refused unread (FRAME_TOO_LARGE). */
 export const MAX_FRAME_BYTES = 4096;
 
+/**
+ * The socket's hard limit (ws `maxPayload`): a frame over it is not read at all, and the socket is
+ * closed with 1009 (message too big) without an error frame.
+ */
+export const MAX_SOCKET_FRAME_BYTES = 64 * 1024;
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: ErrorBody & { id: string | null } };
 
 const refuse = <T>(code: ErrorCode, message: string, id: string | null = null): Parsed<T> => ({

@@ -16,7 +16,7 @@ import {
   ServerMessageSchemas,
   TableSummarySchema,
 } from './messages';
-import { MAX_FRAME_BYTES } from './parse';
+import { MAX_FRAME_BYTES, MAX_SOCKET_FRAME_BYTES } from './parse';
 import { TableViewSchema } from './views';
 
 const schemaBlock = (schema: z.ZodType): string =>
@@ -44,8 +44,17 @@ export function renderProtocolDoc(): string {
     'applied at most once. After every stored change of the table, each seated socket receives a',
     '`view` frame holding the whole view of its own seat, with the table `version`.',
     '',
-    `Frames over ${MAX_FRAME_BYTES} bytes are refused with \`FRAME_TOO_LARGE\`; a flood of frames gets`,
-    '`RATE_LIMITED`. Bad frames never close the socket unless they keep coming.',
+    `Frames over ${MAX_FRAME_BYTES} bytes are refused with \`FRAME_TOO_LARGE\` and the socket stays open. A`,
+    `frame over ${MAX_SOCKET_FRAME_BYTES} bytes (the socket's hard limit) is not read at all: the socket is closed`,
+    'with 1009 (message too big), without an error frame. A flood of frames (WebSocket pings and pongs',
+    'count too) gets `RATE_LIMITED`, and a socket that keeps flooding, or does not read what it is sent,',
+    'is closed with 1008. Other bad frames get an error frame and never close the socket.',
+    '',
+    'The gateway pings every socket (every 10 s by default); a socket that does not answer with a pong in',
+    'time (5 s) is dropped, and its seat shows as disconnected. Browsers answer pings by themselves. One',
+    'player may hold a few sockets at once on a gateway (5 by default): one more closes the oldest, which',
+    'gets an error frame `TOO_MANY_SOCKETS` and then the close code 1008. A `sync` is answered with the',
+    '`view` frame on the socket that asked, and on no other socket of the seat.',
     '',
     '## Error codes',
     '',
