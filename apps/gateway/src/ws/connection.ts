@@ -9,7 +9,9 @@ export interface SeatBinding {
 }
 
 /** Above this many bytes queued for a socket, it is a reader that cannot keep up: it is closed. */
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** A socket asked to close that has not finished the close handshake by then is cut. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** One open WebSocket and what the gateway knows of it. */
 export class Connection {
@@ -19,11 +21,20 @@ export class Connection {
   lastVersion = -1;
   /** Counts bindings, to name the intents that end one. */
   bindings = 0;
+  /** The close event has been handled. */
   closed = false;
+  /** The gateway has asked it to close (or cut it): nothing it sends is read any more. */
+  closing = false;
   helloTimer: NodeJS.Timeout | null = null;
+  private cutTimer: NodeJS.Timeout | null = null;
   lastRateNotice = Number.NEGATIVE_INFINITY;
+  lastRefusalLog = Number.NEGATIVE_INFINITY;
   abuseWindowStart = 0;
   abuseCount = 0;
+  /** When the gateway's last ping went out unanswered; null once its pong came. */
+  pingSentAt: number | null = null;
+  /** The last sign of life the heartbeat counts: the socket's opening, or its last pong. */
+  lastPongAt: number;
   readonly bucket: TokenBucket;
   readonly openedAt: number;
 
@@ -36,10 +47,16 @@ export class Connection {
   ) {
     this.bucket = new TokenBucket(rate.perSecond, rate.burst, now);
     this.openedAt = now;
+    this.lastPongAt = now;
   }
 
   get open(): boolean {
-    return !this.closed && this.socket.readyState === this.socket.OPEN;
+    return !this.closed && !this.closing && this.socket.readyState === this.socket.OPEN;
+  }
+
+  /** True when more than MAX_BUFFERED_BYTES wait to be sent: the peer does not read. */
+  get backedUp(): boolean {
+    return this.socket.bufferedAmount > MAX_BUFFERED_BYTES;
   }
 
   send(frame: ServerMessage): void {
@@ -48,7 +65,7 @@ export class Connection {
 
   sendText(text: string): void {
     if (!this.open) return;
-    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    if (this.backedUp) {
       this.close(1008, 'too slow');
       return;
     }
@@ -59,7 +76,39 @@ export class Connection {
     }
   }
 
+  /** Answers the peer's ping (ws runs with autoPong off, so that pings go through the rate limit). */
+  pong(data: Buffer): void {
+    if (!this.open) return;
+    if (this.backedUp) {
+      this.close(1008, 'too slow');
+      return;
+    }
+    try {
+      this.socket.pong(data);
+    } catch {
+      // As in sendText.
+    }
+  }
+
+  /** The gateway's heartbeat ping. */
+  ping(now: number): void {
+    if (!this.open) return;
+    if (this.backedUp) {
+      this.close(1008, 'too slow');
+      return;
+    }
+    this.pingSentAt = now;
+    try {
+      this.socket.ping();
+    } catch {
+      // As in sendText.
+    }
+  }
+
+  /** Starts the close handshake, once; a peer that does not finish it within a grace is cut. */
   close(code: number, reason: string): void {
+    if (this.closing || this.closed) return;
+    this.closing = true;
     try {
       if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
         this.socket.close(code, reason);
@@ -67,5 +116,21 @@ export class Connection {
     } catch {
       this.socket.terminate();
     }
+    this.cutTimer = setTimeout(() => this.socket.terminate(), CLOSE_GRACE_MS);
+    this.cutTimer.unref();
+  }
+
+  /** Cuts the TCP connection at once (a peer that stopped answering). */
+  terminate(): void {
+    this.closing = true;
+    this.socket.terminate();
+  }
+
+  /** The close event came: no timer of this socket is left. */
+  disposed(): void {
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    if (this.cutTimer) clearTimeout(this.cutTimer);
+    this.helloTimer = null;
+    this.cutTimer = null;
   }
 }

@@ -3,7 +3,9 @@ import type WebSocket from 'ws';
 import {
   IntentIdSchema,
   MAX_FRAME_BYTES,
+  MAX_SOCKET_FRAME_BYTES,
   parseClientFrame,
+  viewFrameText,
   type ClientIntent,
   type ErrorCode,
   type IntentEnvelope,
@@ -12,15 +14,18 @@ import {
 import { SpanKind, withSpan, type Clock, type Logger } from '@dominoes/platform';
 import { verifyToken } from '../auth/tokens';
 import type { GatewayConfig } from '../config';
+import { clientAddress } from '../edge/client-address';
 import type { IntentService } from '../intents/intent.service';
 import type { GatewayMetrics } from '../metrics';
 import { Connection } from './connection';
 import type { SeatRouter } from './seat-router';
 
 /** ws refuses larger frames itself and closes with 1009; smaller ones over MAX_FRAME_BYTES get an error frame. */
-export const WS_MAX_PAYLOAD = 64 * 1024;
+export const WS_MAX_PAYLOAD = MAX_SOCKET_FRAME_BYTES;
 const ABUSE_WINDOW_MS = 10_000;
 const RATE_NOTICE_INTERVAL_MS = 1_000;
+/** A socket's refused frames are logged at most once in this long (the metrics count every one). */
+const REFUSAL_LOG_INTERVAL_MS = 1_000;
 
 /** Close codes the gateway uses. */
 export const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, restart: 1012 } as const;
@@ -39,6 +44,9 @@ export class SocketHub {
   /** The first socket number (the boot time in ms): the value of this gateway's heartbeat key. */
   readonly epoch: number;
   private draining = false;
+  /** Each player's authenticated sockets on this gateway, oldest hello first. */
+  private readonly byPlayer = new Map<string, Set<Connection>>();
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -50,6 +58,17 @@ export class SocketHub {
   ) {
     this.epoch = clock.now();
     this.seq = this.epoch;
+    // Pings every socket and drops the ones whose pong does not come (a frozen or vanished client
+    // would otherwise look connected, and keep the full turn clock instead of P17's).
+    const tick = Math.max(20, Math.min(1_000, Math.min(config.pingIntervalMs, config.pongTimeoutMs) / 5));
+    this.heartbeat = setInterval(() => {
+      try {
+        this.checkLiveness();
+      } catch (error) {
+        this.logger.error({ err: error }, 'socket heartbeat failed');
+      }
+    }, tick);
+    this.heartbeat.unref();
   }
 
   get size(): number {
@@ -62,10 +81,12 @@ export class SocketHub {
       return;
     }
     this.seq += 1;
-    const remote =
-      (request?.headers['x-forwarded-for'] as string | undefined)?.split(',')[0]?.trim() ??
-      request?.socket.remoteAddress ??
-      '';
+    // X-Forwarded-For is believed only from TRUSTED_PROXIES: anyone can write it.
+    const remote = clientAddress(
+      request?.socket.remoteAddress,
+      request?.headers['x-forwarded-for'],
+      this.config.trustedProxies,
+    );
     const conn = new Connection(
       `${this.config.gatewayId}:${this.seq}`,
       socket,
@@ -90,6 +111,21 @@ export class SocketHub {
         this.refuse(conn, null, 'INTERNAL', 'Something went wrong on the server.');
       }
     });
+    // ws answers no ping by itself (autoPong: false): control frames take tokens like any frame.
+    socket.on('ping', (data: Buffer) => {
+      try {
+        this.onPing(conn, data);
+      } catch (error) {
+        this.logger.error({ err: error, conn: conn.id }, 'ping handler failed');
+      }
+    });
+    socket.on('pong', () => {
+      try {
+        this.onPong(conn);
+      } catch (error) {
+        this.logger.error({ err: error, conn: conn.id }, 'pong handler failed');
+      }
+    });
     socket.on('close', (code: number) => {
       try {
         this.onClose(conn, code);
@@ -103,7 +139,45 @@ export class SocketHub {
     this.logger.info({ conn: conn.id, remote, open: this.connections.size }, 'socket opened');
   }
 
+  private onPing(conn: Connection, data: Buffer): void {
+    if (conn.closing) return;
+    const now = this.clock.now();
+    if (!conn.bucket.take(now)) {
+      this.rateLimited(conn, now);
+      return;
+    }
+    conn.pong(data);
+  }
+
+  private onPong(conn: Connection): void {
+    if (conn.closing) return;
+    const now = this.clock.now();
+    conn.pingSentAt = null;
+    conn.lastPongAt = now;
+    // Unasked pongs are frames too.
+    if (!conn.bucket.take(now)) this.rateLimited(conn, now);
+  }
+
+  private checkLiveness(): void {
+    const now = this.clock.now();
+    for (const conn of this.connections) {
+      if (conn.closing) continue;
+      if (conn.pingSentAt !== null) {
+        if (now - conn.pingSentAt < this.config.pongTimeoutMs) continue;
+        this.logger.info(
+          { conn: conn.id, player: conn.player?.id, waitedMs: now - conn.pingSentAt },
+          'socket dropped: no pong in time',
+        );
+        conn.terminate();
+      } else if (now - conn.lastPongAt >= this.config.pingIntervalMs) {
+        conn.ping(now);
+      }
+    }
+  }
+
   private onFrame(conn: Connection, data: WebSocket.RawData, isBinary: boolean): void {
+    // A socket that is being closed is not read any more: a flood goes on costing nothing, not even a log line.
+    if (conn.closing) return;
     const now = this.clock.now();
     if (!conn.bucket.take(now)) {
       this.rateLimited(conn, now);
@@ -175,7 +249,11 @@ export class SocketHub {
 
   private refuse(conn: Connection, id: string | null, code: ErrorCode, message: string): void {
     this.metrics.framesRefused.inc({ code });
-    this.logger.info({ conn: conn.id, player: conn.player?.id, code }, 'frame refused');
+    const now = this.clock.now();
+    if (now - conn.lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
+      conn.lastRefusalLog = now;
+      this.logger.info({ conn: conn.id, player: conn.player?.id, code }, 'frame refused');
+    }
     // Only a well-formed id is echoed: the error frame itself must pass ServerMessageSchema.
     conn.send({
       type: 'error',
@@ -200,6 +278,62 @@ export class SocketHub {
     conn.helloTimer = null;
     conn.send({ type: 'welcome', playerId: conn.player.id, name: conn.player.name, serverTime: now });
     this.logger.info({ conn: conn.id, player: conn.player.id }, 'socket authenticated');
+    this.limitSockets(conn);
+  }
+
+  /**
+   * One player holds at most WS_MAX_SOCKETS_PER_PLAYER sockets on this gateway (every one is listed
+   * on its seat, and gets every view): one more closes the oldest, which is told why.
+   */
+  private limitSockets(conn: Connection): void {
+    const playerId = conn.player!.id;
+    let sockets = this.byPlayer.get(playerId);
+    if (!sockets) {
+      sockets = new Set();
+      this.byPlayer.set(playerId, sockets);
+    }
+    sockets.add(conn);
+    for (const oldest of sockets) {
+      if (sockets.size <= this.config.maxSocketsPerPlayer) break;
+      sockets.delete(oldest);
+      this.metrics.framesRefused.inc({ code: 'TOO_MANY_SOCKETS' });
+      this.logger.info(
+        { conn: oldest.id, player: playerId, max: this.config.maxSocketsPerPlayer },
+        'socket closed: too many sockets for one player',
+      );
+      oldest.send({
+        type: 'error',
+        id: null,
+        code: 'TOO_MANY_SOCKETS',
+        message: `At most ${this.config.maxSocketsPerPlayer} sockets per player: this one, the oldest, is closed.`,
+      });
+      oldest.close(CLOSE.policy, 'too many sockets for one player');
+    }
+  }
+
+  private forgetSocket(conn: Connection): void {
+    if (conn.player === null) return;
+    const sockets = this.byPlayer.get(conn.player.id);
+    if (!sockets) return;
+    sockets.delete(conn);
+    if (sockets.size === 0) this.byPlayer.delete(conn.player.id);
+  }
+
+  /**
+   * The asker's own view, from the reply to its sync (or to a join that changed nothing): sent on
+   * this socket alone, while it is still bound to that seat, and never older than what it has.
+   */
+  private sendOwnView(
+    conn: Connection,
+    tableId: string,
+    reply: { seat: number | null; version: number | null; view?: string },
+  ): void {
+    const binding = conn.binding;
+    if (reply.view === undefined || reply.version === null || binding === null) return;
+    if (binding.tableId !== tableId || binding.seat !== reply.seat) return;
+    if (reply.version < conn.lastVersion) return;
+    conn.lastVersion = reply.version;
+    conn.sendText(viewFrameText(reply.version, this.clock.now(), reply.view));
   }
 
   private envelope(
@@ -262,9 +396,12 @@ export class SocketHub {
         return;
       }
       if (reply.seat !== null) await this.bind(conn, tableId, reply.seat);
+      this.sendOwnView(conn, tableId, reply);
     } else if (message.type === 'leave') {
       // The seat may be given to someone else now: this socket stops receiving its views.
       this.unbind(conn, null);
+    } else {
+      this.sendOwnView(conn, tableId, reply);
     }
     conn.send({ type: 'ack', id: message.id, version: reply.version });
   }
@@ -280,11 +417,17 @@ export class SocketHub {
     await this.router.add(conn, channel);
     this.logger.info({ conn: conn.id, player: conn.player?.id, tableId, seat }, 'socket bound to seat');
     // The join's own views may have been published before this subscription existed: ask for the
-    // seat's view again now that it will arrive.
+    // seat's view again. It comes in the reply, for this socket alone (the seat's other sockets
+    // have it already).
     if (!conn.closed && conn.binding?.channel === channel) {
-      void this.intents.dispatch(
-        this.envelope(conn, `${conn.id}:sync:${conn.bindings}`, tableId, { kind: 'sync' }, false),
-      );
+      void this.intents
+        .request(this.envelope(conn, `${conn.id}:sync:${conn.bindings}`, tableId, { kind: 'sync' }, true))
+        .then((outcome) => {
+          if (outcome.ok && conn.binding?.channel === channel) this.sendOwnView(conn, tableId, outcome.reply);
+        })
+        .catch((error: unknown) =>
+          this.logger.error({ err: error, conn: conn.id }, 'sync after join failed'),
+        );
     }
   }
 
@@ -306,9 +449,10 @@ export class SocketHub {
   private onClose(conn: Connection, code: number): void {
     if (conn.closed) return;
     conn.closed = true;
-    if (conn.helloTimer) clearTimeout(conn.helloTimer);
+    conn.disposed();
     const tableId = conn.binding?.tableId;
     this.unbind(conn, 'closed');
+    this.forgetSocket(conn);
     this.connections.delete(conn);
     this.metrics.openSockets.set(this.connections.size);
     this.logger.info(
@@ -330,6 +474,7 @@ export class SocketHub {
    */
   async drain(afterMs = 1000): Promise<void> {
     this.draining = true;
+    clearInterval(this.heartbeat);
     const count = this.connections.size;
     for (const conn of [...this.connections]) {
       conn.send({ type: 'reconnect', afterMs });
@@ -338,7 +483,7 @@ export class SocketHub {
     // Close events arrive once the close handshake is done; a peer that does not answer is cut.
     for (let i = 0; i < 100 && this.connections.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
     for (const conn of [...this.connections]) {
-      conn.socket.terminate();
+      conn.terminate();
       this.onClose(conn, 1006);
     }
     await this.intents.flush(3000);
