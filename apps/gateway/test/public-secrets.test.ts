@@ -17,7 +17,8 @@ const production = (env: Record<string, string>) => readGatewayConfig({ NODE_ENV
 
 /**
  * Secret-like literals in a text: any word of 32+ characters with "secret" in it, any 32+
- * character value given to a *SECRET / *Secret key (YAML, env, code), and compose's `${X_SECRET:-default}`.
+ * character value given to a *SECRET / *Secret key (YAML, env, code), and a 32+ character default of
+ * compose's `${X_SECRET:-default}`. (Shorter secrets are refused in production by their length.)
  */
 export function secretLiterals(text: string): string[] {
   const found = new Set<string>();
@@ -28,7 +29,7 @@ export function secretLiterals(text: string): string[] {
   for (const match of text.matchAll(/(?:SECRET|[Ss]ecret)\s*[:=]\s*(['"`]?)([^\s'"`,;)}]{32,})\1/g)) {
     if (!match[2]!.startsWith('$')) found.add(match[2]!);
   }
-  for (const match of text.matchAll(/\$\{[A-Z_]*SECRET[A-Z_]*:?-([^}]+)\}/g)) found.add(match[1]!);
+  for (const match of text.matchAll(/\$\{[A-Z_]*SECRET[A-Z_]*:?-([^}]{32,})\}/g)) found.add(match[1]!);
   return [...found];
 }
 
