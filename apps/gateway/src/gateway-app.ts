@@ -53,7 +53,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const metrics = new GatewayMetrics(options.defaultMetrics ?? true);
   if (config.devTokenSecret) {
     logger.warn(
-      'TOKEN_SECRET is not set: using the development secret. Anyone can forge tokens; never run like this in production.',
+      'TOKEN_SECRET is not set: using the public development secret, so listening on loopback only. Anyone can forge its tokens; never run like this in production.',
     );
   }
   const app = await NestFactory.create<NestExpressApplication>(
