@@ -53,12 +53,22 @@ export interface RateLimiterOptions {
  * grow without Redis (a table is created through Redis; identities are not stored), and table codes
  * are too long to guess at any rate one outage allows (decision 0008).
  */
+/** The two scripts as commands: ioredis sends EVALSHA, and the script itself only after NOSCRIPT. */
+interface LimitCommands {
+  rateLimitHit(key: string, windowMs: string): Promise<[number, number]>;
+  rateLimitRefund(key: string): Promise<number>;
+}
+
 export class RateLimiter {
   private readonly timeoutMs: number;
+  private readonly commands: LimitCommands;
   private lastWarning = 0;
 
   constructor(private readonly options: RateLimiterOptions) {
     this.timeoutMs = options.timeoutMs ?? 250;
+    options.redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
+    options.redis.defineCommand('rateLimitRefund', { numberOfKeys: 1, lua: REFUND });
+    this.commands = options.redis as unknown as LimitCommands;
   }
 
   key(action: LimitedAction, address: string): string {
@@ -70,7 +80,7 @@ export class RateLimiter {
     const limit = this.options.limits[action];
     if (limit.max === 0) return { allowed: true, count: 0, degraded: false };
     const reply = await this.withinTimeout(
-      this.options.redis.eval(HIT, 1, this.key(action, address), String(limit.windowMs)),
+      this.commands.rateLimitHit(this.key(action, address), String(limit.windowMs)),
     );
     if (!Array.isArray(reply)) {
       this.degraded(action);
@@ -85,7 +95,7 @@ export class RateLimiter {
   /** Takes back one hit of `action` (e.g. a lookup that found its table is not a failed one). */
   async refund(action: LimitedAction, address: string): Promise<void> {
     if (this.options.limits[action].max === 0) return;
-    await this.withinTimeout(this.options.redis.eval(REFUND, 1, this.key(action, address)));
+    await this.withinTimeout(this.commands.rateLimitRefund(this.key(action, address)));
   }
 
   /** Resolves when the connection is ready, or after `waitMs` (the limits fail open until then). */
