@@ -109,10 +109,20 @@ export class TestRedisServer {
     const child = this.child;
     this.child = null;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGCONT'); // a frozen server would not act on SIGTERM
     await new Promise<void>((done) => {
       child.once('exit', () => done());
       child.kill(signal);
     });
+  }
+
+  /** SIGSTOP: the server keeps its connections open and answers nothing until `thaw()`. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child?.kill('SIGCONT');
   }
 
   /** A fresh, empty redis-server on the same port. */

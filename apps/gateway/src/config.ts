@@ -31,6 +31,12 @@ export interface GatewayConfig extends BaseConfig {
   readonly webDist: string;
   readonly helloTimeoutMs: number;
   readonly replyTimeoutMs: number;
+  /**
+   * INTENT_EXPIRY_MS: a player's intent is applied only this soon after it was sent (checked by the
+   * table-service and by Postgres inside the write); REPLY_TIMEOUT_MS must be longer by at least 1 s,
+   * so that an UNAVAILABLE answer after the timeout means "not applied".
+   */
+  readonly intentExpiryMs: number;
   readonly rateLimit: RateLimitConfig;
   /** How long a socket may go without a ping from the gateway (WS_PING_INTERVAL_MS). */
   readonly pingIntervalMs: number;
@@ -118,6 +124,19 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     }
     return normaliseAddress(address);
   });
+  const replyTimeoutMs = intFromEnv(env, 'REPLY_TIMEOUT_MS', 10_000, 1_100, 600_000);
+  const intentExpiryMs = intFromEnv(
+    env,
+    'INTENT_EXPIRY_MS',
+    replyTimeoutMs - (replyTimeoutMs >= 5_000 ? 2_000 : 1_000),
+    100,
+    600_000,
+  );
+  if (intentExpiryMs > replyTimeoutMs - 1_000) {
+    throw new ConfigError(
+      `INTENT_EXPIRY_MS (${intentExpiryMs}) must be at least 1000 ms shorter than REPLY_TIMEOUT_MS (${replyTimeoutMs}): the gateway answers "not applied" only once an intent can no longer be applied.`,
+    );
+  }
   return {
     ...base,
     port,
@@ -129,7 +148,8 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     gatewayId,
     webDist: stringFromEnv(env, 'WEB_DIST', resolve(__dirname, '../../web/dist')),
     helloTimeoutMs: intFromEnv(env, 'HELLO_TIMEOUT_MS', 10_000, 100, 600_000),
-    replyTimeoutMs: intFromEnv(env, 'REPLY_TIMEOUT_MS', 10_000, 100, 600_000),
+    replyTimeoutMs,
+    intentExpiryMs,
     rateLimit: {
       perSecond: intFromEnv(env, 'WS_RATE_PER_SECOND', 20, 1, 10_000),
       burst: intFromEnv(env, 'WS_RATE_BURST', 40, 1, 100_000),

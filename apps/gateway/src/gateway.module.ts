@@ -58,6 +58,7 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
               shards: config.tableShards,
               replyChannel: names.replyChannel(config.gatewayId),
               replyTimeoutMs: config.replyTimeoutMs,
+              intentExpiryMs: config.intentExpiryMs,
               connectionName: `gateway:${config.gatewayId}`,
             }),
         },

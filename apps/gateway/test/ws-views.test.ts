@@ -123,8 +123,12 @@ it('a join goes out as an envelope on the shard stream; the ack carries the vers
     connectionId: expect.stringMatching(/^gw-[0-9a-f]+:\d+$/),
     replyTo: expect.stringMatching(new RegExp(`^${prefix}:replies:gw-`)),
     sentAt: expect.any(Number),
+    // REPLY_TIMEOUT_MS 2000 here: a player's intent expires 1000 ms after it was sent (issue 11).
+    expiresAt: expect.any(Number),
     intent: { kind: 'join' },
   });
+  expect(join!.expiresAt! - join!.sentAt).toBeGreaterThanOrEqual(1000);
+  expect(join!.expiresAt! - join!.sentAt).toBeLessThan(1100);
   // The socket's view may have been published before it subscribed: the gateway asks for it again.
   const sync = await waitFor(() => received((e) => e.intent.kind === 'sync')[0], 2000, 'the sync after join');
   // Its view comes back in the reply, for this socket alone.

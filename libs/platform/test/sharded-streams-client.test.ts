@@ -91,3 +91,55 @@ describe('the intent client when its reply subscription drops', () => {
     }
   });
 });
+
+describe('the intent client: expiry of what it sends (issue 11)', () => {
+  it('refuses an expiry that leaves less than EXPIRY_MARGIN_MS before the reply timeout', () => {
+    const options = { redisUrl: REDIS_URL, prefix: 'x', shards: 1, replyChannel: 'r', replyTimeoutMs: 4000 };
+    expect(() => new ShardedStreamsClient({ ...options, intentExpiryMs: 3500 })).toThrow(
+      /at least 1000 ms shorter/,
+    );
+    expect(() => new ShardedStreamsClient({ ...options, intentExpiryMs: 3000 })).not.toThrow();
+  });
+
+  it('stamps every request with expiresAt = sent + intentExpiryMs (and keeps one already set)', async () => {
+    const prefix = `test_expiry_${randomBytes(4).toString('hex')}`;
+    const names = redisNames(prefix);
+    const reader = createRedis(REDIS_URL, `${prefix}:reader`);
+    const client = new ShardedStreamsClient({
+      redisUrl: REDIS_URL,
+      prefix,
+      shards: 1,
+      replyChannel: names.replyChannel('gw'),
+      replyTimeoutMs: 1500,
+      intentExpiryMs: 400,
+    });
+    await client.connect();
+    try {
+      const base: IntentEnvelope = {
+        intentId: 'p:1',
+        tableId: 'K7M2QX',
+        player: null,
+        connectionId: null,
+        replyTo: null,
+        sentAt: Date.now(),
+        intent: { kind: 'sync' },
+      };
+      const before = Date.now();
+      // Nobody answers: both time out; what matters is what reached the stream.
+      await Promise.allSettled([
+        client.request(base),
+        client.request({ ...base, intentId: 'p:2', expiresAt: 42 }),
+      ]);
+      const entries = await reader.xrange(names.intentStream(0), '-', '+');
+      const sent = entries.map(([, fields]) => IntentEnvelopeSchema.parse(JSON.parse(fields[1]!)));
+      const first = sent.find((e) => e.intentId === 'p:1')!;
+      expect(first.expiresAt).toBeGreaterThanOrEqual(before + 400);
+      expect(first.expiresAt).toBeLessThanOrEqual(Date.now() + 400);
+      expect(sent.find((e) => e.intentId === 'p:2')!.expiresAt).toBe(42);
+    } finally {
+      await client.close();
+      await reader.del(names.intentStream(0));
+      reader.disconnect();
+    }
+  });
+});

@@ -28,6 +28,8 @@ export const PROTOCOL_ERROR_CODES = [
   'MATCH_NOT_OVER',
   'NOT_ALLOWED_NOW',
   'UNAVAILABLE',
+  /** The intent reached the table-service after its expiry (`expiresAt`): it was not applied. */
+  'INTENT_EXPIRED',
   'INTERNAL',
 ] as const;
 

@@ -37,6 +37,12 @@ export const IntentEnvelopeSchema = z.object({
   /** The pub/sub channel that wants the reply, or null. */
   replyTo: z.string().nullable(),
   sentAt: z.number(),
+  /**
+   * When set (ms since the epoch): the table-service applies the intent only before then, checked
+   * again by Postgres inside the write itself. The gateway waits for the reply until after it, so
+   * its UNAVAILABLE answer means "not applied" (issue 11). Presence and deadlines have none.
+   */
+  expiresAt: z.number().optional(),
   /** W3C trace context of the sender. */
   traceparent: z.string().optional(),
   intent: TableIntentSchema,

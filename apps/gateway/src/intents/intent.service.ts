@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  DeliveryStalledError,
   injectTraceparent,
   IntentTimeoutError,
   setSpanAttributes,
@@ -8,6 +9,7 @@ import {
 } from '@dominoes/platform';
 import type { ErrorCode, IntentEnvelope, IntentReply } from '@dominoes/protocol';
 import { GatewayMetrics } from '../metrics';
+import { TableReader } from '../tables/table-reader';
 import { LOGGER } from '../di';
 
 export const INTENTS_CLIENT = Symbol('INTENTS_CLIENT');
@@ -35,6 +37,7 @@ export class IntentService {
     @Inject(INTENTS_CLIENT) private readonly client: ShardedStreamsClient,
     @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(TableReader) private readonly tables: TableReader,
   ) {}
 
   get replyChannel(): string {
@@ -57,18 +60,64 @@ export class IntentService {
         setSpanAttributes({ 'dominoes.intent.outcome': 'timeout' });
         this.logger.warn(
           { intentId: envelope.intentId, tableId: envelope.tableId, type },
-          'no reply from the table-service',
+          'no reply from the table-service; asking Postgres',
         );
+        return this.confirm(envelope);
+      }
+      if (error instanceof DeliveryStalledError) {
+        // Refused at once rather than queued behind commands Redis is not answering.
+        this.metrics.intents.inc({ type, outcome: 'stalled' });
+        setSpanAttributes({ 'dominoes.intent.outcome': 'stalled' });
         return {
           ok: false,
           code: 'UNAVAILABLE',
-          message: 'The table service did not answer in time; try again.',
+          message: 'The table service cannot take moves right now; nothing was sent. Try again in a moment.',
         };
       }
       this.metrics.intents.inc({ type, outcome: 'unavailable' });
       setSpanAttributes({ 'dominoes.intent.outcome': 'unavailable' });
       this.logger.error({ err: error, intentId: envelope.intentId, type }, 'intent could not be sent');
       return { ok: false, code: 'UNAVAILABLE', message: 'The table service cannot be reached; try again.' };
+    }
+  }
+
+  /**
+   * The reply is overdue, and so is the intent's expiry: nothing can apply it any more. Whether it
+   * was applied (its reply lost on the way: Redis froze after the commit) is in the log.
+   */
+  private async confirm(envelope: IntentEnvelope): Promise<IntentOutcome> {
+    try {
+      const stored = await this.tables.storedIntent(
+        envelope.tableId,
+        envelope.intentId,
+        envelope.player?.id ?? null,
+      );
+      if (stored) {
+        this.logger.info(
+          { intentId: envelope.intentId },
+          'reply lost, but the intent is stored: acknowledged',
+        );
+        return {
+          ok: true,
+          reply: { ok: true, intentId: envelope.intentId, version: stored.version, seat: stored.seat },
+        };
+      }
+      return {
+        ok: false,
+        code: 'UNAVAILABLE',
+        message: 'The table service did not answer in time, and this was not applied; try again.',
+      };
+    } catch (error) {
+      this.logger.error(
+        { err: error, intentId: envelope.intentId },
+        'could not confirm an unanswered intent',
+      );
+      return {
+        ok: false,
+        code: 'UNAVAILABLE',
+        message:
+          'The table service did not answer in time and the outcome could not be confirmed; the table will show whether it was made.',
+      };
     }
   }
 

@@ -19,6 +19,13 @@ const SUMMARY = `
    where t.id = $1
    group by t.id`;
 
+const STORED_INTENT = `
+  select t.version,
+         (select s.seat from table_seats s where s.table_id = t.id and s.player_id = $3::uuid) as seat
+    from table_actions a
+    join game_tables t on t.id = a.table_id
+   where a.table_id = $1 and a.intent_id = $2`;
+
 /**
  * The gateway keeps no game state: a table's public summary is read from Postgres, on a small pool
  * whose sessions are read-only (the table-service is the only writer).
@@ -57,6 +64,25 @@ export class TableReader {
       status: status.success ? status.data : 'waiting',
       players,
     };
+  }
+
+  /**
+   * Whether intent `intentId` is stored in table `tableId`'s log, and if so the table's version and
+   * the player's seat now. The gateway asks once an intent's reply is overdue: by then its expiry has
+   * passed, so the answer cannot change any more (issue 11: what a player is told is what happened).
+   */
+  async storedIntent(
+    tableId: string,
+    intentId: string,
+    playerId: string | null,
+  ): Promise<{ version: number; seat: number | null } | null> {
+    const { rows } = await this.pool.query<{ version: string; seat: number | null }>(STORED_INTENT, [
+      tableId,
+      intentId,
+      playerId,
+    ]);
+    const row = rows[0];
+    return row ? { version: Number(row.version), seat: row.seat } : null;
   }
 
   async ping(): Promise<boolean> {

@@ -14,7 +14,13 @@ import {
   type SeatEvent,
 } from '@dominoes/protocol';
 import { decide, DEFAULT_TABLE_LIMITS, openTable, type TableLimits } from './table-policy';
-import { DuplicateIntentError, StaleWriteError, TooManyTablesError, type TableStore } from './table-store';
+import {
+  DuplicateIntentError,
+  IntentExpiredError,
+  StaleWriteError,
+  TooManyTablesError,
+  type TableStore,
+} from './table-store';
 import { seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, tableView } from './table-views';
 import { dealSource } from './deal-source';
@@ -137,7 +143,10 @@ export class TableEngine {
     };
     // The views and the deadline this intent causes carry its trace (table.intent's span).
     const traceparent = injectTraceparent() ?? envelope.traceparent;
-    if (intent.kind === 'create') return reply(await this.create(envelope, traceparent));
+    if (intent.kind === 'create') {
+      if (this.expired(envelope)) return reply(expiredReply(intentId));
+      return reply(await this.create(envelope, traceparent));
+    }
     const table = await this.load(tableId);
     if (!table)
       return reply({
@@ -152,6 +161,8 @@ export class TableEngine {
       const seat = seatOf(table);
       return reply({ ok: true, intentId, version: table.version, seat: seat >= 0 ? seat : null });
     }
+    // Its sender has been (or is about to be) told it was not applied: it never is.
+    if (this.expired(envelope)) return reply(expiredReply(intentId));
     if (
       intent.kind === 'newMatch' &&
       table.status === 'finished' &&
@@ -172,15 +183,22 @@ export class TableEngine {
     if (!decision.ok) return reply({ ok: false, intentId, code: decision.code, message: decision.message });
     const cause = { intentId, sentAt: envelope.sentAt };
     if (decision.events.length === 0) {
-      // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again.
-      if (decision.seat !== null) await this.publish(table, [decision.seat], cause, traceparent);
-      return reply({ ok: true, intentId, version: table.version, seat: decision.seat });
+      // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again, in
+      // the reply, for the asking socket alone. (On the seat channel it went to every socket of the
+      // seat: 60 sockets syncing sent 57 times the views.) Without a reply channel nobody asked.
+      const seat = decision.seat;
+      if (seat === null || envelope.replyTo === null)
+        return reply({ ok: true, intentId, version: table.version, seat });
+      const view = JSON.stringify(tableView(table, seat));
+      return reply({ ok: true, intentId, version: table.version, seat, view });
     }
     let stored: TableState;
     try {
-      await this.deps.store.append(table, decision.table, decision.events, intentId);
+      await this.deps.store.append(table, decision.table, decision.events, intentId, envelope.expiresAt);
       stored = { ...decision.table, version: table.version + decision.events.length };
     } catch (error) {
+      // Nothing was written: the cached copy is still the stored one.
+      if (error instanceof IntentExpiredError) return reply(expiredReply(intentId));
       this.cache.delete(tableId);
       if (error instanceof DuplicateIntentError) {
         const fresh = await this.load(tableId);
@@ -192,6 +210,10 @@ export class TableEngine {
     await this.publish(stored, occupiedSeats(stored), cause, traceparent);
     await this.scheduleDeadline(table.deadline, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
+  }
+
+  private expired(envelope: IntentEnvelope): boolean {
+    return envelope.expiresAt !== undefined && this.deps.clock.now() >= envelope.expiresAt;
   }
 
   private async create(envelope: IntentEnvelope, traceparent?: string): Promise<IntentReply> {
@@ -252,4 +274,13 @@ export class TableEngine {
       this.deps.logger.error({ tableId: after.id, err: error }, 'could not schedule the deadline');
     }
   }
+}
+
+function expiredReply(intentId: string): IntentReply {
+  return {
+    ok: false,
+    intentId,
+    code: 'INTENT_EXPIRED',
+    message: 'This arrived too late to be applied, and was not; try again.',
+  };
 }

@@ -23,6 +23,14 @@ export class TooManyTablesError extends Error {
   }
 }
 
+/** The intent's expiry passed before it could be stored: nothing was written. */
+export class IntentExpiredError extends Error {
+  constructor(readonly intentId: string) {
+    super(`Intent ${intentId} expired before it was stored.`);
+    this.name = 'IntentExpiredError';
+  }
+}
+
 export class DuplicateIntentError extends Error {
   constructor(intentId: string) {
     super(`Intent ${intentId} was stored already.`);
@@ -121,7 +129,7 @@ const APPEND_SQL = `
 WITH t AS (
   UPDATE game_tables
      SET state = $2::json, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), updated_at = now()
-   WHERE id = $1 AND version = $7
+   WHERE id = $1 AND version = $7 AND ($13::timestamptz IS NULL OR clock_timestamp() < $13::timestamptz)
   RETURNING id
 ), log AS (
   INSERT INTO table_actions (table_id, seq, kind, seat, match_number, round_number, payload, intent_id)
@@ -231,12 +239,17 @@ export class TableStore {
     return stored;
   }
 
-  /** Stores a change of `before` into `after` with its events, fenced on `before.version`. */
+  /**
+   * Stores a change of `before` into `after` with its events, fenced on `before.version` and, when
+   * `expiresAt` is given, on Postgres's own clock being before it at the moment the row is written
+   * (after any lock wait): an intent whose sender was told "not applied" is never stored.
+   */
   async append(
     before: TableState,
     after: TableState,
     events: readonly TableEvent[],
     intentId: string | null,
+    expiresAt?: number,
   ): Promise<void> {
     const version = before.version + events.length;
     const stored = { ...after, version };
@@ -257,6 +270,7 @@ export class TableStore {
         JSON.stringify(side.seatsTaken),
         JSON.stringify(side.matches),
         JSON.stringify(side.rounds),
+        expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
       );
       updated = rows[0]?.updated ?? 0;
     } catch (error) {
@@ -265,7 +279,10 @@ export class TableStore {
       }
       throw error;
     }
-    if (updated !== 1) throw new StaleWriteError(after.id, before.version);
+    if (updated !== 1) {
+      if (expiresAt !== undefined && Date.now() >= expiresAt) throw new IntentExpiredError(intentId ?? '');
+      throw new StaleWriteError(after.id, before.version);
+    }
   }
 
   /**

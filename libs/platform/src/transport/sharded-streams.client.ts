@@ -17,6 +17,12 @@ export const INTENT_PATTERN = 'intent';
 export const INTENT_FIELD = 'm';
 export const DEFAULT_INTENT_STREAM_MAXLEN = 100_000;
 export const DEFAULT_REPLY_TIMEOUT_MS = 10_000;
+/** A writer command (XADD, PING) that Redis has not answered in this long fails (ioredis commandTimeout). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
+/** An XADD unanswered for this long means Redis is not taking intents: new ones are refused at once. */
+export const DEFAULT_STALL_MS = 1_000;
+/** The reply timeout must leave at least this much after an intent's expiry (a commit under way, a reply in flight). */
+export const EXPIRY_MARGIN_MS = 1_000;
 
 export interface ShardedStreamsClientOptions {
   readonly redisUrl: string;
@@ -34,6 +40,15 @@ export interface ShardedStreamsClientOptions {
   readonly maxLen?: number;
   /** Shown in `CLIENT LIST`. */
   readonly connectionName?: string;
+  /**
+   * When set, every `send` carries `expiresAt = now + intentExpiryMs` (unless it has one): the
+   * table-service applies it only before then. Must be at least EXPIRY_MARGIN_MS below the reply timeout.
+   */
+  readonly intentExpiryMs?: number;
+  /** Writer command timeout (DEFAULT_COMMAND_TIMEOUT_MS). */
+  readonly commandTimeoutMs?: number;
+  /** How long an unanswered XADD may wait before new `send`s are refused at once (DEFAULT_STALL_MS). */
+  readonly stallMs?: number;
 }
 
 /** No reply came within the timeout. The intent may still be applied later (it stays in the stream). */
@@ -62,6 +77,17 @@ export class RepliesUnavailableError extends Error {
       `The reply channel was not subscribed within ${waitedMs} ms (Redis unreachable); nothing was sent.`,
     );
     this.name = 'RepliesUnavailableError';
+  }
+}
+
+/**
+ * Redis is not answering the writer (frozen, overloaded, a network that drops packets): the intent
+ * was not sent. Refused at once, instead of queueing behind the commands already waiting.
+ */
+export class DeliveryStalledError extends Error {
+  constructor(stalledMs: number) {
+    super(`Redis has not answered the intent writer for ${stalledMs} ms; nothing was sent.`);
+    this.name = 'DeliveryStalledError';
   }
 }
 
@@ -97,12 +123,53 @@ export class ShardedStreamsClient extends ClientProxy {
   private readonly names;
   private readonly replyTimeoutMs: number;
   private readonly maxLen: number;
+  private readonly stallMs: number;
+  /** When each XADD under way was sent (by a sequence number). */
+  private readonly xaddsUnderWay = new Map<number, number>();
+  private xaddSeq = 0;
+  /** Since when the writer has not answered (a command timed out), until a PING gets through. */
+  private stalledSince: number | null = null;
+  private probing = false;
 
   constructor(private readonly options: ShardedStreamsClientOptions) {
     super();
     this.names = redisNames(options.prefix);
     this.replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     this.maxLen = options.maxLen ?? DEFAULT_INTENT_STREAM_MAXLEN;
+    this.stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    const expiry = options.intentExpiryMs;
+    if (expiry !== undefined && expiry > this.replyTimeoutMs - EXPIRY_MARGIN_MS) {
+      throw new Error(
+        `The intent expiry (${expiry} ms) must be at least ${EXPIRY_MARGIN_MS} ms shorter than the reply timeout (${this.replyTimeoutMs} ms).`,
+      );
+    }
+  }
+
+  /**
+   * Whether Redis is not taking intents now: an XADD has waited longer than the stall time, or a
+   * writer command timed out and no PING has got through since. A probe PING is sent meanwhile.
+   */
+  stalled(now = Date.now()): boolean {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const at of this.xaddsUnderWay.values()) oldest = Math.min(oldest, at);
+    if (now - oldest > this.stallMs) this.stalledSince ??= oldest;
+    if (this.stalledSince === null) return false;
+    this.probe();
+    return true;
+  }
+
+  private probe(): void {
+    const writer = this.writer;
+    if (this.probing || !writer) return;
+    this.probing = true;
+    writer
+      .ping()
+      .then(() => {
+        // Answered: what waited has been answered too (Redis answers in order).
+        this.stalledSince = null;
+      })
+      .catch(() => undefined)
+      .finally(() => (this.probing = false));
   }
 
   /** The stream a table's intents go to. */
@@ -137,7 +204,11 @@ export class ShardedStreamsClient extends ClientProxy {
     const name = this.options.connectionName ?? 'intents';
     // A writer fails a command after one reconnect attempt instead of queueing it forever: the
     // caller then answers UNAVAILABLE (gateway) or lets BullMQ retry the job (timer-service).
-    const writer = createRedis(this.options.redisUrl, `${name}:writer`, { maxRetriesPerRequest: 1 });
+    // A command Redis does not answer in time fails too (a frozen Redis keeps the connection open).
+    const writer = createRedis(this.options.redisUrl, `${name}:writer`, {
+      maxRetriesPerRequest: 1,
+      commandTimeout: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    });
     this.writer = writer;
     await writer.ping();
     const replyChannel = this.options.replyChannel;
@@ -199,6 +270,8 @@ export class ShardedStreamsClient extends ClientProxy {
   private xadd(envelope: IntentEnvelope): Promise<string> {
     const writer = this.writer;
     if (!writer) return Promise.reject(new Error('The intent client is not connected.'));
+    const seq = ++this.xaddSeq;
+    this.xaddsUnderWay.set(seq, Date.now());
     return writer
       .xadd(
         this.streamOf(envelope.tableId),
@@ -209,7 +282,14 @@ export class ShardedStreamsClient extends ClientProxy {
         INTENT_FIELD,
         JSON.stringify(envelope),
       )
-      .then((id) => id ?? '');
+      .then(
+        (id) => id ?? '',
+        (error: unknown) => {
+          if (error instanceof Error && /timed out/i.test(error.message)) this.stalledSince ??= Date.now();
+          throw error;
+        },
+      )
+      .finally(() => this.xaddsUnderWay.delete(seq));
   }
 
   protected publish(packet: ReadPacket<unknown>, callback: Callback): () => void {
@@ -221,7 +301,19 @@ export class ShardedStreamsClient extends ClientProxy {
       callback({ err: error, isDisposed: true });
       return () => undefined;
     }
-    const withReply: IntentEnvelope = { ...envelope, replyTo: this.options.replyChannel };
+    if (this.stalled()) {
+      callback({
+        err: new DeliveryStalledError(Date.now() - (this.stalledSince ?? Date.now())),
+        isDisposed: true,
+      });
+      return () => undefined;
+    }
+    const expiry = this.options.intentExpiryMs;
+    const withReply: IntentEnvelope = {
+      ...envelope,
+      replyTo: this.options.replyChannel,
+      ...(expiry !== undefined && envelope.expiresAt === undefined ? { expiresAt: Date.now() + expiry } : {}),
+    };
     const intentId = withReply.intentId;
     let done = false;
     const cleanup = (): void => {
