@@ -27,7 +27,7 @@ describe('loadtest against a running system', () => {
   it('plays, idles and holds sockets; measures; writes both reports', async () => {
     const url = system.httpUrl;
     const common = ['--url', url, '--tables', '5', '--ramp', '2s', '--duration', '10s', '--quiet'];
-    const metrics = ['--metrics', `gateway=${url}/metrics`, '--metrics-interval', '1s'];
+    const metrics = ['--metrics', `gateway=${system.metricsUrl('gateway')}`, '--metrics-interval', '1s'];
     const costs = [
       ...['--redis-url', system.stores.redisUrl, '--database-url', system.stores.databaseUrl],
       '--local-procs',
