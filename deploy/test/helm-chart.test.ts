@@ -597,6 +597,28 @@ describe('the token secret (TOKEN_SECRET)', () => {
   });
 });
 
+describe('trustedProxies (TRUSTED_PROXIES)', () => {
+  const configOf = (objects: K8sObject[]) => find(objects, 'ConfigMap', '-config').data;
+
+  it('is unset by default, and given, reaches the gateway through the ConfigMap', () => {
+    expect(configOf(renderScenario(DEFAULTS)).TRUSTED_PROXIES).toBeUndefined();
+    const objects = render(['--set-string', 'trustedProxies=10.244.0.0/16\\,fd00::/8']);
+    expect(configOf(objects).TRUSTED_PROXIES).toBe('10.244.0.0/16,fd00::/8');
+    const gateway = podSpec(find(objects, 'Deployment', '-gateway')).containers[0];
+    expect(gateway.envFrom).toContainEqual({ configMapRef: { name: 'dom-dominoes-config' } });
+  });
+
+  it('the production example trusts its ingress controller’s pod range', () => {
+    expect(configOf(renderScenario(PRODUCTION)).TRUSTED_PROXIES).toBe('10.244.0.0/16');
+  });
+
+  it('refuses what is not addresses and ranges', () => {
+    const result = helm(['template', 'dom', CHART_DIR, '--set', 'trustedProxies=ingress.example']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/trustedProxies/);
+  });
+});
+
 describe('wrong values are refused with a message naming the field', () => {
   // Schema errors name the field as a path (`at '/gateway/replicas': got string, want integer` in Helm 4).
   const cases: Array<[string, string[], RegExp]> = [

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError, intFromEnv, readBaseConfig, stringFromEnv, type BaseConfig } from '@dominoes/platform';
 import { DEV_TOKEN_SECRET, isPublicSecret } from './auth/public-secrets';
-import { normaliseAddress } from './edge/client-address';
 import { originOf } from './edge/origin-policy';
 import type { LimitedAction, WindowLimit } from './edge/rate-limiter';
+import { TrustedProxies, type ProxyMatcher } from './edge/trusted-proxies';
 
 export interface RateLimitConfig {
   /** Frames a socket may send per second, on average. */
@@ -51,8 +50,8 @@ export interface GatewayConfig extends BaseConfig {
   readonly heartbeatTtlMs: number;
   /** Browser origins allowed on the HTTP API and the WebSocket upgrade: PUBLIC_URL's and ALLOWED_ORIGINS. */
   readonly allowedOrigins: readonly string[];
-  /** Peers whose X-Forwarded-For is believed (TRUSTED_PROXIES, comma-separated IP addresses). */
-  readonly trustedProxies: ReadonlySet<string>;
+  /** Peers whose X-Forwarded-For is believed (TRUSTED_PROXIES, comma-separated IP addresses and CIDR ranges). */
+  readonly trustedProxies: ProxyMatcher;
   /** HTTP API requests per client address and window, counted in Redis (RATE_LIMIT_*; 0: no limit). */
   readonly httpLimits: Readonly<Record<LimitedAction, WindowLimit>>;
 }
@@ -118,12 +117,14 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       throw new ConfigError(`ALLOWED_ORIGINS holds absolute http(s) URLs; got "${url}".`);
     }
   });
-  const trustedProxies = listFromEnv(env, 'TRUSTED_PROXIES').map((address) => {
-    if (isIP(address) === 0) {
-      throw new ConfigError(`TRUSTED_PROXIES holds IP addresses, comma-separated; got "${address}".`);
-    }
-    return normaliseAddress(address);
-  });
+  let trustedProxies: TrustedProxies;
+  try {
+    trustedProxies = new TrustedProxies(listFromEnv(env, 'TRUSTED_PROXIES'));
+  } catch (error) {
+    throw new ConfigError(
+      `TRUSTED_PROXIES holds IP addresses and CIDR ranges, comma-separated; ${(error as Error).message}.`,
+    );
+  }
   const replyTimeoutMs = intFromEnv(env, 'REPLY_TIMEOUT_MS', 10_000, 1_100, 600_000);
   const intentExpiryMs = intFromEnv(
     env,
@@ -162,7 +163,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     heartbeatMs,
     heartbeatTtlMs,
     allowedOrigins: [...new Set(allowedOrigins)],
-    trustedProxies: new Set(trustedProxies),
+    trustedProxies,
     httpLimits: readHttpLimits(env),
   };
 }

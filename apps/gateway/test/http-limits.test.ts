@@ -142,8 +142,8 @@ describe('POST /api/identity', () => {
     expect(statuses).toEqual([200, 200, 429, 429]);
   });
 
-  it('behind a trusted proxy (TRUSTED_PROXIES) each forwarded client has its own budget', async () => {
-    const gateway = await gatewayWith({ RATE_LIMIT_IDENTITIES: '2', TRUSTED_PROXIES: '127.0.0.1' });
+  it('behind a trusted proxy (TRUSTED_PROXIES, here a range) each forwarded client has its own budget', async () => {
+    const gateway = await gatewayWith({ RATE_LIMIT_IDENTITIES: '2', TRUSTED_PROXIES: '127.0.0.0/8' });
     const from = (client: string) => newIdentity(gateway, { 'x-forwarded-for': client });
     const statuses = [];
     for (const client of ['198.51.100.1', '198.51.100.1', '198.51.100.1', '198.51.100.2', '198.51.100.2']) {

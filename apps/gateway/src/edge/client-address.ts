@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { ProxyMatcher } from './trusted-proxies';
 
 /**
  * The address a request or upgrade comes from, for per-client limits.
@@ -11,7 +12,7 @@ import { isIP } from 'node:net';
 export function clientAddress(
   peer: string | undefined,
   forwardedFor: string | string[] | undefined,
-  trustedProxies: ReadonlySet<string>,
+  trustedProxies: ProxyMatcher,
 ): string {
   const direct = normaliseAddress(peer ?? '');
   if (trustedProxies.size === 0 || !trustedProxies.has(direct)) return direct;

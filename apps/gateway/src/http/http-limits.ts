@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { clientAddress } from '../edge/client-address';
 import type { LimitedAction, RateLimiter } from '../edge/rate-limiter';
+import type { ProxyMatcher } from '../edge/trusted-proxies';
 import type { GatewayMetrics } from '../metrics';
 import { ApiError } from './errors';
 
@@ -14,7 +15,7 @@ const WHAT: Record<LimitedAction, string> = {
 export class HttpLimits {
   constructor(
     private readonly limiter: RateLimiter,
-    private readonly trustedProxies: ReadonlySet<string>,
+    private readonly trustedProxies: ProxyMatcher,
     private readonly metrics: GatewayMetrics,
   ) {}
 
