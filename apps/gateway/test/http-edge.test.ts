@@ -249,8 +249,8 @@ describe('the built client\u2019s assets', () => {
     expect(pickEncoding(undefined)).toBe('identity');
   });
 
-  it('index.html stays no-cache', async () => {
-    const response = await rawGet('/');
+  it.each(['/', '/index.html', '/t/KQ7MZPR2T4VW'])('index.html stays no-cache (%s)', async (path) => {
+    const response = await rawGet(path);
     expect(response.status).toBe(200);
     expect(response.body.toString()).toContain('Dominoes app');
     expect(response.headers['cache-control']).toBe('no-cache');

@@ -56,18 +56,19 @@ export class WebController {
   }
 
   @Get()
-  root(@Res() res: ServerResponse & { sendFile(path: string): void }): void {
+  root(@Res() res: ServerResponse & { sendFile(path: string, options?: object): void }): void {
     this.page(res);
   }
 
   @Get('t/:code')
-  table(@Res() res: ServerResponse & { sendFile(path: string): void }): void {
+  table(@Res() res: ServerResponse & { sendFile(path: string, options?: object): void }): void {
     this.page(res);
   }
 
-  private page(res: ServerResponse & { sendFile(path: string): void }): void {
+  private page(res: ServerResponse & { sendFile(path: string, options?: object): void }): void {
     if (this.index) {
-      res.sendFile(this.index);
+      // index.html is never cached (a deploy must reach browsers at once: it names the new hashed assets).
+      res.sendFile(this.index, { cacheControl: false, headers: { 'Cache-Control': 'no-cache' } });
       return;
     }
     res.statusCode = 200;
