@@ -22,7 +22,7 @@ import { ROOT } from '../../../e2e/src/system';
 
 export const GALLERY_ORIGIN = 'http://dominoes.test';
 const DIST = join(ROOT, 'apps/web/dist');
-export const GALLERY_TABLE = 'BRDXYZ';
+export const GALLERY_TABLE = 'BRDXYZBRDXYZ';
 
 /** The states of one random round, from the deal to the last play. */
 export function roundStates(variant: Variant, seats: number, seed: number): MatchState[] {
