@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for every service of the dominoes platform. The command picks the service:
-#   node apps/gateway/dist/main.js        HTTP + WebSocket + web page, PORT 8080
+#   node apps/gateway/dist/main.js        HTTP + WebSocket + web page, PORT 8080; /metrics on METRICS_PORT 9464
 #   node apps/table-service/dist/main.js  health + metrics on PORT 8081
 #   node apps/timer-service/dist/main.js  health + metrics on PORT 8082
 #   node apps/migrate/dist/main.js        applies prisma/migrations, exits 0
@@ -76,7 +76,7 @@ ENV NODE_ENV=production
 # Owned by root and not writable by the service user; the services write only to /tmp.
 COPY --from=build /out/ ./
 USER 10001:10001
-EXPOSE 8080 8081 8082
+EXPOSE 8080 8081 8082 9464
 # tini is PID 1: it forwards SIGTERM/SIGINT to node and reaps zombies, so shutdown hooks run on `docker stop`
 # and on pod termination.
 ENTRYPOINT ["/usr/bin/tini", "--"]
