@@ -41,7 +41,7 @@ export interface GatewayConfig extends BaseConfig {
   readonly pingIntervalMs: number;
   /** How long the gateway waits for the pong before it drops the socket (WS_PONG_TIMEOUT_MS). */
   readonly pongTimeoutMs: number;
-  /** Open sockets one player may hold on this gateway; one more closes the oldest (WS_MAX_SOCKETS_PER_PLAYER). */
+  /** Open sockets one player may hold on all gateways; one more closes the oldest (WS_MAX_SOCKETS_PER_PLAYER). */
   readonly maxSocketsPerPlayer: number;
   readonly shutdownGraceMs: number;
   /** How often the gateway's heartbeat key is set (GATEWAY_HEARTBEAT_MS). */

@@ -17,6 +17,7 @@ import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
 import { GatewayMetrics } from './metrics';
 import { TableReader } from './tables/table-reader';
 import { SeatRouter } from './ws/seat-router';
+import { PlayerSockets } from './ws/player-sockets';
 import { SocketHub } from './ws/socket-hub';
 import { SocketsGateway } from './ws/sockets.gateway';
 
@@ -98,8 +99,28 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
         {
           provide: SocketHub,
           inject: [IntentService, SeatRouter],
-          useFactory: (intents: IntentService, router: SeatRouter) =>
-            new SocketHub(config, intents, router, deps.clock, deps.metrics, deps.logger),
+          useFactory: async (intents: IntentService, router: SeatRouter) => {
+            // WS_MAX_SOCKETS_PER_PLAYER counts the player's sockets on every gateway, in Redis.
+            const everywhere = new PlayerSockets(
+              createRedis(config.redisUrl, `gateway:${config.gatewayId}:sockets`),
+              router,
+              names,
+              config.gatewayId,
+              config.maxSocketsPerPlayer,
+              deps.logger,
+            );
+            const hub = new SocketHub(
+              config,
+              intents,
+              router,
+              deps.clock,
+              deps.metrics,
+              deps.logger,
+              everywhere,
+            );
+            await everywhere.start((connectionId) => hub.evictSocket(connectionId));
+            return hub;
+          },
         },
         SocketsGateway,
       ],

@@ -157,6 +157,38 @@ describe('one player holds a bounded number of sockets', () => {
   });
 });
 
+describe('one player holds a bounded number of sockets across gateways', () => {
+  it('sockets on two gateways count together: one more closes the oldest, on the other gateway', async () => {
+    const otherLines: LogLine[] = [];
+    const other = await gatewayWithLog(
+      testConfig(prefix, { GATEWAY_ID: 'gw-edge-b', WS_MAX_SOCKETS_PER_PLAYER: String(MAX_SOCKETS) }),
+      otherLines,
+    );
+    const cora = await identity(`http://127.0.0.1:${gateway.port}`, 'Cora');
+    const onA: RawSocket[] = [];
+    for (let i = 0; i < 2; i++) {
+      const s = await socket();
+      await s.hello(cora.token);
+      onA.push(s);
+      await sleep(20); // hello times order the list
+    }
+    const onB: RawSocket[] = [];
+    for (let i = 0; i < 2; i++) {
+      const s = await socket(`ws://127.0.0.1:${other.port}/ws`);
+      await s.hello(cora.token);
+      onB.push(s);
+      await sleep(20);
+    }
+    // 4 sockets, 3 allowed: the oldest, on gateway A, was closed at gateway B's word.
+    expect(await onA[0]!.closed).toEqual({ code: 1008, reason: 'too many sockets for one player' });
+    expect(onA[0]!.frames.at(-1)).toMatchObject({ type: 'error', code: 'TOO_MANY_SOCKETS' });
+    await sleep(200);
+    expect([onA[1]!, ...onB].map((s) => s.closeCode)).toEqual([null, null, null]);
+    for (const s of onB) s.ws.terminate();
+    await waitFor(() => other.hub.size === 0, 3000, 'the other gateway to close its sockets');
+  });
+});
+
 describe('floods', () => {
   it('a frame flood closes the socket once, with one log line for the close and a few for the refusals', async () => {
     const s = await socket();

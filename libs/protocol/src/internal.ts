@@ -66,6 +66,17 @@ export const IntentReplySchema = z.discriminatedUnion('ok', [
 ]);
 export type IntentReply = z.infer<typeof IntentReplySchema>;
 
+/**
+ * From one gateway to another, on the other's control channel: close one of your sockets, the
+ * player holds more than WS_MAX_SOCKETS_PER_PLAYER across the gateways and this one is the oldest.
+ */
+export const GatewayControlSchema = z.object({
+  kind: z.literal('too-many-sockets'),
+  connectionId: z.string(),
+  max: z.number().int(),
+});
+export type GatewayControl = z.infer<typeof GatewayControlSchema>;
+
 /** One seat's new view, published on that seat's channel after the change is stored. */
 export const SeatEventSchema = z.object({
   tableId: z.string(),

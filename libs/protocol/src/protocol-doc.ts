@@ -5,6 +5,7 @@ import {
   IntentReplySchema,
   SeatEventHeaderSchema,
   DeadlineJobSchema,
+  GatewayControlSchema,
 } from './internal';
 import {
   ClientMessageSchemas,
@@ -52,7 +53,7 @@ export function renderProtocolDoc(): string {
     '',
     'The gateway pings every socket (every 10 s by default); a socket that does not answer with a pong in',
     'time (5 s) is dropped, and its seat shows as disconnected. Browsers answer pings by themselves. One',
-    'player may hold a few sockets at once on a gateway (5 by default): one more closes the oldest, which',
+    'player may hold a few sockets at once, on all gateways together (5 by default): one more closes the oldest, which',
     'gets an error frame `TOO_MANY_SOCKETS` and then the close code 1008. A `sync` is answered with the',
     '`view` frame on the socket that asked, and on no other socket of the seat.',
     '',
@@ -77,6 +78,7 @@ export function renderProtocolDoc(): string {
       "seat view (channel <prefix>:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
         SeatEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
+      'gateway control (channel <prefix>:gateway:<id>:control)': GatewayControlSchema,
     }),
   ].join('\n');
 }

@@ -37,6 +37,10 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX) {
      * older connection ids as closed.
      */
     gatewayAlive: (gatewayId: string): string => `${prefix}:gateway:${gatewayId}:alive`,
+    /** What a gateway is asked to do by the others (GatewayControlSchema). */
+    gatewayControl: (gatewayId: string): string => `${prefix}:gateway:${gatewayId}:control`,
+    /** One player's sockets on every gateway: connection ids scored by their hello time. */
+    playerSockets: (playerId: string): string => `${prefix}:player:${playerId}:sockets`,
   };
 }
 

@@ -17,6 +17,8 @@ import type { Connection } from './connection';
 export class SeatRouter {
   private readonly bound = new Map<string, Set<Connection>>();
   private readonly subscribed = new Map<string, Promise<unknown>>();
+  /** Channels that are not seats (a gateway's control channel), each with its handler. */
+  private readonly listeners = new Map<string, (message: string) => void>();
 
   constructor(
     private readonly subscriber: Redis,
@@ -27,7 +29,9 @@ export class SeatRouter {
   ) {
     subscriber.on('message', (channel: string, message: string) => {
       try {
-        this.deliver(channel, message);
+        const listener = this.listeners.get(channel);
+        if (listener) listener(message);
+        else this.deliver(channel, message);
       } catch (error) {
         this.logger.error({ err: error, channel }, 'view delivery failed');
       }
@@ -53,6 +57,12 @@ export class SeatRouter {
     await this.subscribed.get(channel);
   }
 
+  /** Sends every message of a channel that is not a seat's to `listener`. */
+  async listen(channel: string, listener: (message: string) => void): Promise<void> {
+    this.listeners.set(channel, listener);
+    await this.subscriber.subscribe(channel);
+  }
+
   remove(conn: Connection, channel: string): void {
     const set = this.bound.get(channel);
     if (!set || !set.delete(conn)) return;
@@ -67,6 +77,7 @@ export class SeatRouter {
   async close(): Promise<void> {
     this.bound.clear();
     this.subscribed.clear();
+    this.listeners.clear();
     await this.subscriber.quit().catch(() => undefined);
   }
 

@@ -18,6 +18,7 @@ import { clientAddress } from '../edge/client-address';
 import type { IntentService } from '../intents/intent.service';
 import type { GatewayMetrics } from '../metrics';
 import { Connection } from './connection';
+import type { PlayerSockets } from './player-sockets';
 import type { SeatRouter } from './seat-router';
 
 /** ws refuses larger frames itself and closes with 1009; smaller ones over MAX_FRAME_BYTES get an error frame. */
@@ -55,6 +56,8 @@ export class SocketHub {
     private readonly clock: Clock,
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
+    /** The player's sockets on every gateway (Redis); without it the limit is this gateway's alone. */
+    private readonly everywhere: PlayerSockets | null = null,
   ) {
     this.epoch = clock.now();
     this.seq = this.epoch;
@@ -282,8 +285,8 @@ export class SocketHub {
   }
 
   /**
-   * One player holds at most WS_MAX_SOCKETS_PER_PLAYER sockets on this gateway (every one is listed
-   * on its seat, and gets every view): one more closes the oldest, which is told why.
+   * One player holds at most WS_MAX_SOCKETS_PER_PLAYER sockets, on all gateways together (every one
+   * is listed on its seat, and gets every view): one more closes the oldest, which is told why.
    */
   private limitSockets(conn: Connection): void {
     const playerId = conn.player!.id;
@@ -293,26 +296,53 @@ export class SocketHub {
       this.byPlayer.set(playerId, sockets);
     }
     sockets.add(conn);
+    // This gateway's own sockets are counted at once; all gateways' through Redis, just after.
     for (const oldest of sockets) {
       if (sockets.size <= this.config.maxSocketsPerPlayer) break;
-      sockets.delete(oldest);
-      this.metrics.framesRefused.inc({ code: 'TOO_MANY_SOCKETS' });
-      this.logger.info(
-        { conn: oldest.id, player: playerId, max: this.config.maxSocketsPerPlayer },
-        'socket closed: too many sockets for one player',
-      );
-      oldest.send({
-        type: 'error',
-        id: null,
-        code: 'TOO_MANY_SOCKETS',
-        message: `At most ${this.config.maxSocketsPerPlayer} sockets per player: this one, the oldest, is closed.`,
-      });
-      oldest.close(CLOSE.policy, 'too many sockets for one player');
+      this.evict(oldest);
     }
+    const everywhere = this.everywhere;
+    if (!everywhere) return;
+    everywhere
+      .added(playerId, conn.id, this.clock.now())
+      .then(async (over) => {
+        for (const id of over) {
+          const local = [...(this.byPlayer.get(playerId) ?? [])].find((c) => c.id === id);
+          if (local) this.evict(local);
+        }
+        await everywhere.evict(playerId, over);
+      })
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, conn: conn.id }, 'sockets of a player not counted across gateways'),
+      );
+  }
+
+  /** Closes one of this gateway's sockets whose player holds too many (asked here or by another gateway). */
+  evictSocket(connectionId: string): void {
+    const conn = [...this.connections].find((c) => c.id === connectionId);
+    if (conn && conn.player) this.evict(conn);
+  }
+
+  private evict(oldest: Connection): void {
+    if (oldest.closing) return;
+    this.byPlayer.get(oldest.player!.id)?.delete(oldest);
+    this.metrics.framesRefused.inc({ code: 'TOO_MANY_SOCKETS' });
+    this.logger.info(
+      { conn: oldest.id, player: oldest.player?.id, max: this.config.maxSocketsPerPlayer },
+      'socket closed: too many sockets for one player',
+    );
+    oldest.send({
+      type: 'error',
+      id: null,
+      code: 'TOO_MANY_SOCKETS',
+      message: `At most ${this.config.maxSocketsPerPlayer} sockets per player: this one, the oldest, is closed.`,
+    });
+    oldest.close(CLOSE.policy, 'too many sockets for one player');
   }
 
   private forgetSocket(conn: Connection): void {
     if (conn.player === null) return;
+    void this.everywhere?.removed(conn.player.id, conn.id).catch(() => undefined);
     const sockets = this.byPlayer.get(conn.player.id);
     if (!sockets) return;
     sockets.delete(conn);
@@ -487,6 +517,7 @@ export class SocketHub {
       this.onClose(conn, 1006);
     }
     await this.intents.flush(3000);
+    await this.everywhere?.close();
     this.logger.info({ closed: count }, 'sockets drained');
   }
 }
