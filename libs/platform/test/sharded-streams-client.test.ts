@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { IntentEnvelopeSchema, redisNames, type IntentEnvelope } from '@dominoes/protocol';
 import { createRedis, type Redis } from '../src/redis';
 import { ShardedStreamsClient } from '../src/transport/sharded-streams.client';
+import { TestRedisServer } from '../../../e2e/src/redis-server';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -142,4 +143,73 @@ describe('the intent client: expiry of what it sends (issue 11)', () => {
       reader.disconnect();
     }
   });
+});
+
+describe('the intent client when Redis stalls for less than the expiry (found by the chaos test)', () => {
+  it('a request whose XADD timed out waits on for the reply: Redis runs the XADD once it answers, and the intent is applied, so it is not reported as not sent', async () => {
+    const redis = await TestRedisServer.start('intent-client-stall');
+    const prefix = `test_stall_${randomBytes(4).toString('hex')}`;
+    const names = redisNames(prefix);
+    const responder = createRedis(redis.url, `${prefix}:responder`);
+    const admin = createRedis(redis.url, `${prefix}:admin`);
+    const client = new ShardedStreamsClient({
+      redisUrl: redis.url,
+      prefix,
+      shards: 1,
+      replyChannel: names.replyChannel('gw'),
+      replyTimeoutMs: 4000,
+      intentExpiryMs: 3000,
+      commandTimeoutMs: 300,
+    });
+    let running = true;
+    // A table-service that applies (answers) every intent the moment it is in the stream.
+    const responding = (async () => {
+      let last = '0-0'; // the stream is new: every entry in it
+      while (running) {
+        const result = (await responder
+          .xread('BLOCK', 200, 'STREAMS', names.intentStream(0), last)
+          .catch(() => null)) as [string, [string, string[]][]][] | null;
+        for (const [id, fields] of result?.[0]?.[1] ?? []) {
+          last = id;
+          const e = IntentEnvelopeSchema.parse(JSON.parse(fields[1]!));
+          await admin.publish(
+            e.replyTo!,
+            JSON.stringify({ ok: true, intentId: e.intentId, version: 7, seat: 0 }),
+          );
+        }
+      }
+    })();
+    try {
+      await client.connect();
+      await sleep(50);
+      redis.freeze();
+      const answer = client
+        .request({
+          intentId: 'p:stall',
+          tableId: 'K7M2QX',
+          player: null,
+          connectionId: null,
+          replyTo: null,
+          sentAt: Date.now(),
+          intent: { kind: 'sync' },
+        })
+        .then(
+          (reply) => reply,
+          (error: unknown) => error as Error,
+        );
+      await sleep(1000); // the XADD timed out after 300 ms
+      redis.thaw();
+      // Before the fix: rejected with "Command timed out" after 300 ms (the gateway said UNAVAILABLE,
+      // "try again", for an intent the table-service then applied).
+      expect(await answer).toMatchObject({ ok: true, intentId: 'p:stall', version: 7 });
+    } finally {
+      redis.thaw();
+      running = false;
+      await responding;
+      await client.close();
+      responder.disconnect();
+      admin.disconnect();
+      await redis.stop();
+    }
+  }, 30_000);
 });
