@@ -352,7 +352,8 @@ export class TableRun implements SeatEvents {
   private reconnectLater(bot: Bot, afterMs: number | null): void {
     if (bot.reconnecting) return;
     bot.reconnecting = true;
-    const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** bot.reconnectAttempts) * (0.5 + 0.5 * this.ctx.rng.fraction());
+    const backoff =
+      Math.min(MAX_BACKOFF_MS, 500 * 2 ** bot.reconnectAttempts) * (0.5 + 0.5 * this.ctx.rng.fraction());
     setTimeout(() => void this.reconnect(bot), afterMs ?? backoff);
   }
 
