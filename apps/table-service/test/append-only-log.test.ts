@@ -1,23 +1,9 @@
 import { Client } from 'pg';
-import {
-  createLogger,
-  createPrisma,
-  createRedis,
-  systemClock,
-  type PrismaClient,
-  type Redis,
-} from '@dominoes/platform';
-import { redisNames } from '@dominoes/protocol';
-import { RULE_DURATIONS } from '@dominoes/rules';
-import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
-import { TableEngine } from '../src/table/table-engine';
-import { TableStore } from '../src/table/table-store';
+import { envelopes, startEngineHarness, type EngineHarness } from './support/engine-harness';
 
 /** Issue 11 §4: the action log is append-only by enforcement, in Postgres itself. */
 describe('the action log (table_actions) on real Postgres', () => {
-  let stores: TestStores;
-  let prisma: PrismaClient;
-  let redis: Redis;
+  let harness: EngineHarness;
   let sql: Client;
   const count = async () =>
     Number(
@@ -26,36 +12,18 @@ describe('the action log (table_actions) on real Postgres', () => {
     );
 
   beforeAll(async () => {
-    stores = await createTestStores('append_only');
-    prisma = createPrisma(stores.databaseUrl, 2);
-    redis = createRedis(stores.redisUrl, 'append-only-test');
-    sql = new Client({ connectionString: stores.databaseUrl });
+    harness = await startEngineHarness('append_only');
+    sql = new Client({ connectionString: harness.stores.databaseUrl });
     await sql.connect();
-    const engine = new TableEngine({
-      store: new TableStore(prisma),
-      publisher: redis,
-      names: redisNames(stores.redisPrefix),
-      clock: systemClock,
-      durations: RULE_DURATIONS,
-      deadlines: { schedule: async () => undefined },
-      logger: createLogger('test', 'silent'),
-    });
-    const reply = await engine.handle({
-      intentId: 'a1',
-      tableId: 'APPEND',
-      player: { id: '00000000-0000-4000-8000-000000000001', name: 'Ana' },
-      connectionId: 'c1',
-      replyTo: null,
-      sentAt: Date.now(),
-      intent: { kind: 'create', config: { variant: 'partnership' } },
-    });
+    const intent = envelopes('APPEND', 'a');
+    const reply = await harness
+      .engine()
+      .handle(intent(1, { kind: 'create', config: { variant: 'partnership' } }));
     expect(reply).toMatchObject({ ok: true });
   });
   afterAll(async () => {
     await sql?.end();
-    await prisma?.$disconnect();
-    redis?.disconnect();
-    await stores?.dispose();
+    await harness?.dispose();
   });
 
   it('is written by the table-service as before (appends work)', async () => {

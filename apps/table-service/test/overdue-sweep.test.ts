@@ -1,19 +1,8 @@
-import {
-  createLogger,
-  createPrisma,
-  createRedis,
-  systemClock,
-  type Clock,
-  type DeadlineQueue,
-  type PrismaClient,
-  type Redis,
-} from '@dominoes/platform';
-import { redisNames, shardOf, type IntentEnvelope, type TableIntent } from '@dominoes/protocol';
-import { RULE_DURATIONS } from '@dominoes/rules';
-import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
+import { createLogger, type Clock, type DeadlineQueue, type Redis } from '@dominoes/platform';
+import { shardOf, type IntentEnvelope } from '@dominoes/protocol';
 import { DeadlineKeeper } from '../src/deadlines/deadline-keeper';
-import { TableEngine } from '../src/table/table-engine';
-import { TableStore } from '../src/table/table-store';
+import type { TableEngine } from '../src/table/table-engine';
+import { envelopes, startEngineHarness, type EngineHarness } from './support/engine-harness';
 
 const SHARDS = 4;
 
@@ -23,41 +12,20 @@ const SHARDS = 4;
  * Postgres, not only among the tables it has in memory.
  */
 describe('overdue sweep on real Postgres and Redis', () => {
-  let stores: TestStores;
-  let prisma: PrismaClient;
-  let redis: Redis;
-  let n = 0;
-  const envelope = (tableId: string, player: number, intent: TableIntent): IntentEnvelope => ({
-    intentId: `o${++n}`,
-    tableId,
-    player: { id: `00000000-0000-4000-8000-00000000000${player}`, name: `P${player}` },
-    connectionId: `c${player}`,
-    replyTo: null,
-    sentAt: Date.now(),
-    intent,
-  });
-  const engine = () =>
-    new TableEngine({
-      store: new TableStore(prisma),
-      publisher: redis,
-      names: redisNames(stores.redisPrefix),
-      clock: systemClock,
-      durations: RULE_DURATIONS,
-      deadlines: { schedule: async () => undefined },
-      logger: createLogger('test', 'silent'),
-    });
+  let harness: EngineHarness;
+  const engine = () => harness.engine();
   const keeper = (
     onEngine: TableEngine,
     clock: Clock,
     owns: ((tableId: string) => boolean) | undefined,
-    client: Redis = redis,
+    client: Redis = harness.redis,
   ) =>
     new DeadlineKeeper(
       {} as DeadlineQueue, // never used: the sweep sends intents, it sets no job
       client,
-      redisNames(stores.redisPrefix),
+      harness.names,
       SHARDS,
-      new TableStore(prisma),
+      harness.store(),
       onEngine,
       clock,
       createLogger('test', 'silent'),
@@ -67,16 +35,17 @@ describe('overdue sweep on real Postgres and Redis', () => {
   /** A full partnership table: the match starts and the first turn's clock runs (45 s). */
   const playingTable = async (tableId: string) => {
     const e = engine();
-    await e.handle(envelope(tableId, 0, { kind: 'create', config: { variant: 'partnership' } }));
-    for (const p of [1, 2, 3]) await e.handle(envelope(tableId, p, { kind: 'join' }));
+    const intent = envelopes(tableId, `o-${tableId}-`);
+    await e.handle(intent(0, { kind: 'create', config: { variant: 'partnership' } }));
+    for (const p of [1, 2, 3]) await e.handle(intent(p, { kind: 'join' }));
     const table = await e.load(tableId);
     if (!table?.deadline) throw new Error('no deadline');
     return table.deadline;
   };
   /** The deadline intents in the table's shard stream. */
   const firedIn = async (tableId: string) => {
-    const entries = await redis.xrange(
-      redisNames(stores.redisPrefix).intentStream(shardOf(tableId, SHARDS)),
+    const entries = await harness.redis.xrange(
+      harness.names.intentStream(shardOf(tableId, SHARDS)),
       '-',
       '+',
     );
@@ -88,14 +57,10 @@ describe('overdue sweep on real Postgres and Redis', () => {
   const later = (ms: number): Clock => ({ now: () => Date.now() + ms });
 
   beforeAll(async () => {
-    stores = await createTestStores('overdue');
-    prisma = createPrisma(stores.databaseUrl, 2);
-    redis = createRedis(stores.redisUrl, 'overdue-test');
+    harness = await startEngineHarness('overdue');
   });
   afterAll(async () => {
-    await prisma?.$disconnect();
-    redis?.disconnect();
-    await stores?.dispose();
+    await harness?.dispose();
   });
 
   it('fires an overdue deadline of a table that no replica holds in memory (its write failed in an outage)', async () => {
@@ -120,7 +85,7 @@ describe('overdue sweep on real Postgres and Redis', () => {
     const deadline = await playingTable('OVRDU3');
     // The real client, with XADD failing while "Redis is down".
     let down = true;
-    const flaky = new Proxy(redis, {
+    const flaky = new Proxy(harness.redis, {
       get(target, property, receiver) {
         if (property === 'xadd' && down) return () => Promise.reject(new Error('Connection is closed.'));
         const value: unknown = Reflect.get(target, property, receiver);

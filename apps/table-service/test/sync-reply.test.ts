@@ -1,16 +1,7 @@
-import {
-  createLogger,
-  createPrisma,
-  createRedis,
-  systemClock,
-  type PrismaClient,
-  type Redis,
-} from '@dominoes/platform';
-import { redisNames, TableViewSchema, type IntentEnvelope, type TableIntent } from '@dominoes/protocol';
-import { RULE_DURATIONS } from '@dominoes/rules';
-import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
-import { TableEngine } from '../src/table/table-engine';
-import { TableStore } from '../src/table/table-store';
+import { createRedis, type Redis } from '@dominoes/platform';
+import { TableViewSchema, type IntentEnvelope, type TableIntent } from '@dominoes/protocol';
+import type { TableEngine } from '../src/table/table-engine';
+import { startEngineHarness, type EngineHarness } from './support/engine-harness';
 
 /**
  * A sync changes nothing: its view goes back in the reply, for the asking socket alone. Published on
@@ -18,9 +9,7 @@ import { TableStore } from '../src/table/table-store';
  * the views sent 57 times (issue 10).
  */
 describe('sync: the view in the reply, nothing on the seat channel', () => {
-  let stores: TestStores;
-  let prisma: PrismaClient;
-  let redis: Redis;
+  let harness: EngineHarness;
   let subscriber: Redis;
   let engine: TableEngine;
   const published: string[] = [];
@@ -38,31 +27,18 @@ describe('sync: the view in the reply, nothing on the seat channel', () => {
   });
 
   beforeAll(async () => {
-    stores = await createTestStores('sync_reply');
-    prisma = createPrisma(stores.databaseUrl, 2);
-    redis = createRedis(stores.redisUrl, 'sync-reply-test');
-    subscriber = createRedis(stores.redisUrl, 'sync-reply-test-sub');
-    const names = redisNames(stores.redisPrefix);
-    await subscriber.subscribe(names.seatChannel(TABLE, 0));
+    harness = await startEngineHarness('sync_reply');
+    subscriber = createRedis(harness.stores.redisUrl, 'sync-reply-test-sub');
+    await subscriber.subscribe(harness.names.seatChannel(TABLE, 0));
     subscriber.on('message', (_channel: string, message: string) => published.push(message));
-    engine = new TableEngine({
-      store: new TableStore(prisma),
-      publisher: redis,
-      names,
-      clock: systemClock,
-      durations: RULE_DURATIONS,
-      deadlines: { schedule: async () => undefined },
-      logger: createLogger('test', 'silent'),
-    });
+    engine = harness.engine();
     expect(
       await engine.handle(intent({ kind: 'create', config: { variant: 'partnership' } }, 'replies:gw')),
     ).toMatchObject({ ok: true, seat: 0 });
   });
   afterAll(async () => {
-    await prisma?.$disconnect();
-    redis?.disconnect();
     subscriber?.disconnect();
-    await stores?.dispose();
+    await harness?.dispose();
   });
 
   it("a sync with a reply channel gets the asker's seat view in the reply and publishes nothing", async () => {
