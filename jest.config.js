@@ -56,5 +56,13 @@ module.exports = {
       testMatch: ['<rootDir>/failover/**/*.test.ts'],
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
     },
+    // Faults at random moments under load (issue 11 §3). `npm test` runs the short version (60 s,
+    // 12 tables); `npm run test:chaos` runs CHAOS_MINUTES (default 10) with 30 tables.
+    {
+      ...project('e2e', slow('../')),
+      displayName: 'e2e-chaos',
+      testMatch: ['<rootDir>/chaos/**/*.test.ts'],
+      moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
+    },
   ],
 };
