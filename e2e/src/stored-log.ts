@@ -21,12 +21,19 @@ export interface LogRow {
   intent_id: string | null;
 }
 
-export async function readLog(databaseUrl: string, tableId: string): Promise<LogRow[]> {
+/** Where a table's rows are: the hot tables, or the `archive` schema once retention moved them. */
+export type LogSchema = 'public' | 'archive';
+
+export async function readLog(
+  databaseUrl: string,
+  tableId: string,
+  schema: LogSchema = 'public',
+): Promise<LogRow[]> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<LogRow & { seq: string }>(
-      'select seq, kind, seat, match_number, round_number, payload, intent_id from table_actions where table_id = $1 order by seq',
+      `select seq, kind, seat, match_number, round_number, payload, intent_id from ${schema}.table_actions where table_id = $1 order by seq`,
       [tableId],
     );
     return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
@@ -38,12 +45,13 @@ export async function readLog(databaseUrl: string, tableId: string): Promise<Log
 export async function storedMatchScores(
   databaseUrl: string,
   tableId: string,
+  schema: LogSchema = 'public',
 ): Promise<{ number: number; scores: number[] | null; winner_side: number | null }[]> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query(
-      'select number, scores, winner_side from matches where table_id = $1 order by number',
+      `select number, scores, winner_side from ${schema}.matches where table_id = $1 order by number`,
       [tableId],
     );
     return rows;

@@ -23,6 +23,11 @@ export interface TableServiceConfig extends BaseConfig {
   readonly databasePoolSize: number;
   /** MAX_OPEN_TABLES_PER_HOST (default 5) and WAITING_TABLE_TTL_MS (default 15 min). */
   readonly tableLimits: TableLimits;
+  /**
+   * Retention: a finished or closed table idle for ARCHIVE_AFTER_MS (7 days; 0: never) moves to the
+   * `archive` schema, checked every ARCHIVE_INTERVAL_MS (10 min).
+   */
+  readonly archive: { readonly afterMs: number; readonly intervalMs: number };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceConfig {
@@ -49,6 +54,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): TableServiceCo
         1000,
         7 * 24 * 3_600_000,
       ),
+    },
+    archive: {
+      afterMs: intFromEnv(env, 'ARCHIVE_AFTER_MS', 7 * 24 * 3_600_000, 0, 10 * 365 * 24 * 3_600_000),
+      intervalMs: intFromEnv(env, 'ARCHIVE_INTERVAL_MS', 600_000, 100, 24 * 3_600_000),
     },
   };
 }

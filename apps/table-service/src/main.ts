@@ -20,6 +20,7 @@ import { readConfig } from './config';
 import { DeadlineKeeper } from './deadlines/deadline-keeper';
 import { TableServiceMetrics } from './metrics';
 import { StaleConnectionSweeper } from './presence/stale-connections';
+import { Archiver } from './retention/archiver';
 import { TableEngine, type DeadlineScheduler } from './table/table-engine';
 import { TableStore } from './table/table-store';
 import type { TableState } from './table/table-state';
@@ -81,6 +82,14 @@ async function bootstrap(): Promise<void> {
     onShardAcquired: (shard) => keeper.shardAcquired(shard),
     onShardLost: (shard) => engine.forget((tableId) => shardOf(tableId, config.tableShards) === shard),
   });
+  const archiver = new Archiver({
+    store,
+    forget: (ids) => engine.forget((tableId) => ids.has(tableId)),
+    clock: systemClock,
+    logger,
+    afterMs: config.archive.afterMs,
+    intervalMs: config.archive.intervalMs,
+  });
   const staleConnections = new StaleConnectionSweeper({
     engine,
     redis,
@@ -114,6 +123,7 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, '0.0.0.0');
   keeper.startSweep();
   staleConnections.start();
+  archiver.start();
   logger.info(
     {
       port: config.port,
@@ -134,6 +144,7 @@ async function bootstrap(): Promise<void> {
     logger.info({ signal }, 'table-service stopping: finishing the intents in hand, giving shards back');
     keeper.stop();
     await staleConnections.stop();
+    await archiver.stop();
     await app.close();
     await queue.close();
     await prisma.$disconnect();

@@ -285,6 +285,30 @@ export class TableStore {
     }
   }
 
+  /** Finished or closed tables not changed since `idleBefore` (ms), oldest first (game_tables_status_updated_idx). */
+  async archivableTableIds(idleBefore: number, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
+      "SELECT id FROM game_tables WHERE status IN ('finished', 'closed') AND updated_at < $1::timestamptz ORDER BY updated_at LIMIT $2",
+      new Date(idleBefore).toISOString(),
+      limit,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Moves one table, with its seats, matches, rounds and whole log, into the `archive` schema, in one
+   * transaction (the `archive_table` function of migration 20261201140000_archive). False when it is
+   * gone, open again, or changed since `idleBefore`: nothing moved.
+   */
+  async archiveTable(tableId: string, idleBefore: number): Promise<boolean> {
+    const rows = await this.prisma.$queryRawUnsafe<{ moved: boolean }[]>(
+      'SELECT archive_table($1, $2::timestamptz) AS moved',
+      tableId,
+      new Date(idleBefore).toISOString(),
+    );
+    return rows[0]?.moved === true;
+  }
+
   /**
    * The ids of tables whose deadline passed before `before` (ms), oldest first: the overdue sweep
    * finds a table this way even when no replica holds it in memory (its write failed during a

@@ -1,0 +1,67 @@
+import type { Clock, Logger } from '@dominoes/platform';
+import type { TableStore } from '../table/table-store';
+
+export interface ArchiverOptions {
+  readonly store: Pick<TableStore, 'archivableTableIds' | 'archiveTable'>;
+  /** Drops archived tables from the engine's memory. */
+  readonly forget: (tableIds: ReadonlySet<string>) => void;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** A finished or closed table idle this long is archived; 0: never. */
+  readonly afterMs: number;
+  readonly intervalMs: number;
+  /** Tables moved per run at most (each in its own short transaction). */
+  readonly batch?: number;
+}
+
+/**
+ * Retention: every interval, moves the finished and closed tables that nobody touched for `afterMs`
+ * out of the hot tables into the `archive` schema (their logs stay replayable there). Any replica may
+ * run it at the same time as another: each table moves in one transaction that locks its row first,
+ * and a table moved by one is simply not found by the other.
+ */
+export class Archiver {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: ArchiverOptions) {}
+
+  start(): void {
+    if (this.options.afterMs <= 0) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.runOnce()
+        .catch((error: unknown) => {
+          if (!this.stopped)
+            this.options.logger.warn({ err: error }, 'archive run failed; trying again later');
+          return 0;
+        })
+        .finally(() => (this.running = null));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One pass; returns how many tables moved. */
+  async runOnce(): Promise<number> {
+    const { store, clock, afterMs, logger } = this.options;
+    const idleBefore = clock.now() - afterMs;
+    const ids = await store.archivableTableIds(idleBefore, this.options.batch ?? 200);
+    const moved = new Set<string>();
+    for (const id of ids) {
+      if (this.stopped) break;
+      if (await store.archiveTable(id, idleBefore)) moved.add(id);
+    }
+    if (moved.size > 0) {
+      this.options.forget(moved);
+      logger.info({ archived: moved.size }, 'finished and closed tables moved to the archive');
+    }
+    return moved.size;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}
