@@ -49,6 +49,7 @@ export class ChaosMonkey {
   /** True while a fault is in progress (afterAll mends what is left). */
   private current: FaultKind | null = null;
   private lock: Client | null = null;
+  private ended = false;
 
   constructor(
     private readonly targets: ChaosTargets,
@@ -76,9 +77,9 @@ export class ChaosMonkey {
   /** Runs faults until `untilMs` (epoch ms); the last one starts before it and is over when this resolves. */
   async run(untilMs: number): Promise<Fault[]> {
     this.began = Date.now();
-    while (true) {
+    while (!this.ended) {
       await sleep(this.between(this.gapMs[0], this.gapMs[1]));
-      if (Date.now() >= untilMs) break;
+      if (Date.now() >= untilMs || this.ended) break;
       await this.inject(this.next());
     }
     return this.faults;
@@ -158,6 +159,7 @@ export class ChaosMonkey {
 
   /** After a failure mid-fault: whatever it left frozen, locked or stopped is put back (best effort). */
   async mend(): Promise<void> {
+    this.ended = true; // a run still going (the test timed out) injects nothing more
     const { redis, postgres } = this.targets;
     redis.thaw();
     await this.lock?.end().catch(() => undefined);
