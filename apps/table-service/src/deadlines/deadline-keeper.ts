@@ -57,10 +57,10 @@ export class DeadlineKeeper implements DeadlineScheduler {
     const shards = new Set(this.shardsToRebuild);
     this.shardsToRebuild.clear();
     try {
-      const tables = await this.store.tablesWithDeadlines();
+      // Only these shards' tables: their ids, from the deadline index (not every shard's snapshots).
+      const ids = await this.store.tableIdsWithDeadlines([...shards], this.shards);
       let count = 0;
-      for (const { id } of tables) {
-        if (!shards.has(shardOf(id, this.shards))) continue;
+      for (const id of ids) {
         if (await this.reschedule(id)) count++;
       }
       this.logger.info({ shards: [...shards], deadlines: count }, 'deadlines rebuilt from Postgres');

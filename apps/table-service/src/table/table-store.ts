@@ -332,11 +332,17 @@ export class TableStore {
     return rows[0]?.n ?? 0;
   }
 
-  /** Tables whose clock is running, for rebuilding the deadlines after Redis lost them. */
-  async tablesWithDeadlines(): Promise<{ id: string; state: TableState }[]> {
-    const rows = await this.prisma.$queryRawUnsafe<{ id: string; state: TableState; version: bigint }[]>(
-      'SELECT id, state, version FROM game_tables WHERE deadline_at IS NOT NULL',
+  /**
+   * The ids of the tables of `shards` (out of `total`) whose clock is running, for rebuilding their
+   * deadline jobs when this replica takes those shards: an index-only scan of game_tables_deadline_at_idx,
+   * which carries each table's route_hash (libs/protocol's shardOf, computed by Postgres).
+   */
+  async tableIdsWithDeadlines(shards: readonly number[], total: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
+      'SELECT id FROM game_tables WHERE deadline_at IS NOT NULL AND (route_hash % $1) = ANY($2::int[])',
+      total,
+      [...shards],
     );
-    return rows.map((r) => ({ id: r.id, state: { ...r.state, version: Number(r.version) } }));
+    return rows.map((r) => r.id);
   }
 }
