@@ -56,7 +56,13 @@ BEGIN
   IF NOT FOUND THEN
     RETURN FALSE;
   END IF;
-  INSERT INTO "archive"."game_tables" SELECT t.*, now() FROM "public"."game_tables" t WHERE t.id = p_id;
+  -- Named columns: the hot table may gain columns the archive does not keep (generated ones).
+  INSERT INTO "archive"."game_tables"
+    (id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at,
+     created_at, updated_at, archived_at)
+  SELECT id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at,
+         created_at, updated_at, now()
+    FROM "public"."game_tables" WHERE id = p_id;
   INSERT INTO "archive"."table_seats" SELECT * FROM "public"."table_seats" WHERE table_id = p_id;
   INSERT INTO "archive"."matches" SELECT * FROM "public"."matches" WHERE table_id = p_id;
   INSERT INTO "archive"."rounds" SELECT * FROM "public"."rounds" WHERE table_id = p_id;
