@@ -27,7 +27,7 @@ describe('deadline keeper: rebuilding the deadlines of a shard taken (again)', (
     load: async (id: string) => (copies.has(id) ? ({ id, deadline: copies.get(id) } as TableState) : null),
     cachedTables: () => [],
   } as unknown as TableEngine;
-  const store = { tableIdsWithDeadlines: async () => stored.map((t) => t.id) } as unknown as TableStore;
+  const store = { openTableIds: async () => stored.map((t) => t.id) } as unknown as TableStore;
   const keeper = () =>
     new RecordingKeeper(
       {} as DeadlineQueue,

@@ -1,19 +1,32 @@
-import { createLogger, type Clock, type DeadlineQueue, type Redis } from '@dominoes/platform';
+import {
+  createLogger,
+  createPrisma,
+  runMigrations,
+  type Clock,
+  type DeadlineQueue,
+  type PrismaClient,
+  type Redis,
+} from '@dominoes/platform';
 import { shardOf, type IntentEnvelope } from '@dominoes/protocol';
+import { TestPostgresServer } from '../../../e2e/src/postgres-server';
 import { DeadlineKeeper } from '../src/deadlines/deadline-keeper';
 import type { TableEngine } from '../src/table/table-engine';
+import { TableStore } from '../src/table/table-store';
 import { envelopes, startEngineHarness, type EngineHarness } from './support/engine-harness';
 
 const SHARDS = 4;
 
 /**
- * Issue 11 §1: a deadline that fires while Postgres is down. The failed write drops the table from
- * the engine's memory and the deadline's job is used up, so the sweep must find the table in
- * Postgres, not only among the tables it has in memory.
+ * Issue 11 §1: a deadline that fires while Postgres is down (a private Postgres, killed with -9 and
+ * started again). The failed intent drops the table from the engine's memory and uses the
+ * deadline's job up, so the sweep must load the table again once Postgres is back, and fire it.
  */
 describe('overdue sweep on real Postgres and Redis', () => {
   let harness: EngineHarness;
-  const engine = () => harness.engine();
+  let postgres: TestPostgresServer;
+  let prisma: PrismaClient;
+  /** An engine on the private Postgres (Redis is the harness's). */
+  const engine = () => harness.engine({ store: new TableStore(prisma) });
   const keeper = (
     onEngine: TableEngine,
     clock: Clock,
@@ -25,7 +38,7 @@ describe('overdue sweep on real Postgres and Redis', () => {
       client,
       harness.names,
       SHARDS,
-      harness.store(),
+      new TableStore(prisma),
       onEngine,
       clock,
       createLogger('test', 'silent'),
@@ -40,8 +53,18 @@ describe('overdue sweep on real Postgres and Redis', () => {
     for (const p of [1, 2, 3]) await e.handle(intent(p, { kind: 'join' }));
     const table = await e.load(tableId);
     if (!table?.deadline) throw new Error('no deadline');
-    return table.deadline;
+    return { engine: e, deadline: table.deadline };
   };
+  /** The timer-service's firing of `deadline`, as it reaches the engine. */
+  const firing = (tableId: string, key: string, dueAt: number): IntentEnvelope => ({
+    intentId: `deadline:${key}`,
+    tableId,
+    player: null,
+    connectionId: null,
+    replyTo: null,
+    sentAt: Date.now(),
+    intent: { kind: 'deadline', key, dueAt },
+  });
   /** The deadline intents in the table's shard stream. */
   const firedIn = async (tableId: string) => {
     const entries = await harness.redis.xrange(
@@ -58,31 +81,43 @@ describe('overdue sweep on real Postgres and Redis', () => {
 
   beforeAll(async () => {
     harness = await startEngineHarness('overdue');
+    postgres = await TestPostgresServer.start('overdue-sweep');
+    const url = postgres.url.replace(/\/postgres$/, '/dominoes');
+    await runMigrations(url);
+    prisma = createPrisma(url, 2);
   });
   afterAll(async () => {
+    await prisma?.$disconnect();
+    await postgres?.stop();
     await harness?.dispose();
   });
 
-  it('fires an overdue deadline of a table that no replica holds in memory (its write failed in an outage)', async () => {
-    const deadline = await playingTable('OVRDU1');
-    // A fresh engine: nothing cached, as after the failed write dropped the table.
-    const sweeper = keeper(engine(), later(60_000), () => true);
+  it('a deadline whose firing failed while Postgres was down is fired by the sweep once Postgres is back', async () => {
+    const { engine: e, deadline } = await playingTable('OVRDU1');
+    await postgres.kill();
+    // The timer fires at the deadline: the write fails, the job is used up, the table leaves memory.
+    await expect(e.handle(firing('OVRDU1', deadline.key, deadline.at))).rejects.toThrow();
+    await postgres.start();
+    const sweeper = keeper(e, later(60_000), () => true);
     await sweeper.sweep();
     expect(await firedIn('OVRDU1')).toEqual([`deadline:${deadline.key}`]);
     // Fired once: the next sweep leaves it alone (the intent is on its way).
     await sweeper.sweep();
     expect(await firedIn('OVRDU1')).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('leaves alone the tables of shards this replica does not hold, and deadlines that are not yet overdue', async () => {
-    await playingTable('OVRDU2');
-    await keeper(engine(), later(60_000), () => false).sweep();
-    await keeper(engine(), later(0), () => true).sweep();
+    const { engine: e, deadline } = await playingTable('OVRDU2');
+    await postgres.kill();
+    await expect(e.handle(firing('OVRDU2', deadline.key, deadline.at))).rejects.toThrow();
+    await postgres.start();
+    await keeper(e, later(60_000), () => false).sweep();
+    await keeper(e, later(0), () => true).sweep();
     expect(await firedIn('OVRDU2')).toEqual([]);
-  });
+  }, 60_000);
 
   it('a firing lost to a Redis outage is sent again at the next sweep', async () => {
-    const deadline = await playingTable('OVRDU3');
+    const { engine: e, deadline } = await playingTable('OVRDU3');
     // The real client, with XADD failing while "Redis is down".
     let down = true;
     const flaky = new Proxy(harness.redis, {
@@ -92,7 +127,7 @@ describe('overdue sweep on real Postgres and Redis', () => {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const sweeper = keeper(engine(), later(60_000), () => true, flaky);
+    const sweeper = keeper(e, later(60_000), () => true, flaky);
     await sweeper.sweep();
     expect(await firedIn('OVRDU3')).toEqual([]);
     down = false;

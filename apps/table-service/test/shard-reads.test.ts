@@ -4,7 +4,7 @@ import { envelopes, startEngineHarness, type EngineHarness } from './support/eng
 
 /**
  * Issue 11 §4: a shard takeover reads only that shard's tables. Postgres computes each table's
- * route_hash (a stored column, in the deadline index) exactly as shardOf does in JavaScript.
+ * route_hash (set on insert, in the open tables' index) exactly as shardOf does in JavaScript.
  */
 describe('shard reads on real Postgres', () => {
   let harness: EngineHarness;
@@ -36,7 +36,7 @@ describe('shard reads on real Postgres', () => {
     );
   });
 
-  it('the tables with a deadline of the shards asked for, and only those, with an index-only scan', async () => {
+  it('the open tables of the shards asked for, and only those, with an index-only scan', async () => {
     const ids = [
       'SHRDAAAAAAAA',
       'SHRDBBBBBBBB',
@@ -55,18 +55,18 @@ describe('shard reads on real Postgres', () => {
     }
     const total = 4;
     const wanted = [shardOf(ids[0]!, total)];
-    const found = await harness.store().tableIdsWithDeadlines(wanted, total);
+    const found = await harness.store().openTableIds(wanted, total);
     expect(found.sort()).toEqual(ids.filter((id) => wanted.includes(shardOf(id, total))).sort());
     // Whatever the planner prefers for a table this small, the index answers the query by itself.
     const [, , plan] = await harness.prisma.$transaction([
       harness.prisma.$executeRawUnsafe('SET LOCAL enable_seqscan = off'),
       harness.prisma.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off'),
       harness.prisma.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
-        'EXPLAIN SELECT id FROM game_tables WHERE deadline_at IS NOT NULL AND (route_hash % 4) = ANY(ARRAY[1])',
+        "EXPLAIN SELECT id FROM game_tables WHERE status IN ('waiting', 'playing') AND (route_hash % 4) = ANY(ARRAY[1])",
       ),
     ]);
     expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(
-      /Index Only Scan using game_tables_deadline_at_idx/,
+      /Index Only Scan using game_tables_open_route_idx/,
     );
   });
 });

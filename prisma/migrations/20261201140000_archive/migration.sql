@@ -25,8 +25,8 @@ CREATE TRIGGER "archive_table_actions_no_truncate"
   BEFORE TRUNCATE ON "archive"."table_actions"
   FOR EACH STATEMENT EXECUTE FUNCTION "table_actions_append_only"();
 
--- Finding what to archive reads an index, not every table.
-CREATE INDEX "game_tables_status_updated_idx" ON "game_tables" ("status", "updated_at");
+-- Finding what to archive reads game_tables_status_idx (finished and closed tables). No index on
+-- updated_at: it changes on every action, and indexing it would end Postgres's HOT updates of the row.
 
 -- The one explicit archive step. A row of the hot log may be deleted only inside it, and only once
 -- the same row is in the archive: the log can move, never be lost.

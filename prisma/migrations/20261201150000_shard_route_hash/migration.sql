@@ -1,7 +1,9 @@
 -- A shard takeover reads only that shard's tables (issue 11): the table's routing hash, the same
--- FNV-1a as libs/protocol's shardOf (shard = route_hash % TABLE_SHARDS), is a stored column, and the
--- deadline index carries it, so "the tables with a deadline in shards S" is one index-only scan that
--- returns just those ids, whatever TABLE_SHARDS is.
+-- FNV-1a as libs/protocol's shardOf (shard = route_hash % TABLE_SHARDS), is a stored column, and a
+-- partial index of the open tables (the only ones with a clock: waiting ones expire, playing ones
+-- have turns and breaks) carries it with the id, so "the open tables of shards S" is one index-only
+-- scan that returns just those ids, whatever TABLE_SHARDS is. Neither indexed column changes when a
+-- move is stored (deadline_at and updated_at do, and are not indexed), so those updates stay HOT.
 CREATE FUNCTION "route_hash"(id TEXT) RETURNS BIGINT
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
@@ -17,7 +19,23 @@ BEGIN
 END;
 $$;
 
-ALTER TABLE "game_tables" ADD COLUMN "route_hash" BIGINT GENERATED ALWAYS AS (route_hash("id")) STORED;
+-- Set once, when the row is inserted (a table's id never changes); not a generated column, which
+-- Postgres would compute again on every update.
+ALTER TABLE "game_tables" ADD COLUMN "route_hash" BIGINT;
+UPDATE "game_tables" SET "route_hash" = route_hash("id");
+ALTER TABLE "game_tables" ALTER COLUMN "route_hash" SET NOT NULL;
 
-DROP INDEX "game_tables_deadline_at_idx";
-CREATE INDEX "game_tables_deadline_at_idx" ON "game_tables" ("deadline_at") INCLUDE ("route_hash", "id");
+CREATE FUNCTION "game_tables_set_route_hash"() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.route_hash := route_hash(NEW.id);
+  RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER "game_tables_route_hash"
+  BEFORE INSERT ON "game_tables"
+  FOR EACH ROW EXECUTE FUNCTION "game_tables_set_route_hash"();
+
+CREATE INDEX "game_tables_open_route_idx" ON "game_tables" ("route_hash") INCLUDE ("id")
+  WHERE "status" IN ('waiting', 'playing');

@@ -8,9 +8,9 @@ import type { Deadline } from '../table/table-state';
  * Keeps every table's deadline alive. Timers are derived from the stored state: when this replica
  * takes a shard it sets the deadline job of each of its tables again (Redis may have lost them),
  * and a sweep fires, through the shard's own stream, any deadline that is overdue with no firing.
- * The sweep asks Postgres too, not only this replica's memory: a table whose write failed during a
- * Postgres outage has left the engine's cache, and its deadline's job was used up by the failed
- * intent, so nothing else would ever move it (issue 11).
+ * The sweep also loads again the tables an intent failed on while a store was down: such a table
+ * has left the engine's cache, and if the intent was its deadline's firing, the job is used up, so
+ * nothing else would ever move it (issue 11).
  */
 export class DeadlineKeeper implements DeadlineScheduler {
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -20,8 +20,6 @@ export class DeadlineKeeper implements DeadlineScheduler {
   private readonly swept = new Map<string, { key: string; at: number }>();
   private stopped = false;
   private sweeping = false;
-  /** Overdue tables read from Postgres per sweep, oldest first. */
-  static readonly STORE_SWEEP_LIMIT = 500;
 
   constructor(
     private readonly queue: DeadlineQueue,
@@ -57,8 +55,8 @@ export class DeadlineKeeper implements DeadlineScheduler {
     const shards = new Set(this.shardsToRebuild);
     this.shardsToRebuild.clear();
     try {
-      // Only these shards' tables: their ids, from the deadline index (not every shard's snapshots).
-      const ids = await this.store.tableIdsWithDeadlines([...shards], this.shards);
+      // Only these shards' open tables: their ids, from one index (not every shard's snapshots).
+      const ids = await this.store.openTableIds([...shards], this.shards);
       let count = 0;
       for (const id of ids) {
         if (await this.reschedule(id)) count++;
@@ -99,7 +97,7 @@ export class DeadlineKeeper implements DeadlineScheduler {
   /** Fires every deadline of this replica's tables that is overdue by the grace. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
-    await this.loadOverdueFromStore(now);
+    await this.reloadFailedTables();
     for (const table of this.engine.cachedTables()) {
       const d = table.deadline;
       if (!d || d.at > now - this.overdueGraceMs) continue;
@@ -141,23 +139,25 @@ export class DeadlineKeeper implements DeadlineScheduler {
     }
   }
 
-  /** Brings the overdue tables of this replica's shards into memory, so the sweep below sees them. */
-  private async loadOverdueFromStore(now: number): Promise<void> {
+  /**
+   * Loads again the tables of this replica's shards that an intent failed on (the store was down),
+   * so the sweep below sees their deadlines: a deadline whose firing failed has no job any more.
+   */
+  private async reloadFailedTables(): Promise<void> {
     const owns = this.owns;
     if (!owns) return;
-    let ids: string[];
-    try {
-      ids = await this.store.overdueTableIds(now - this.overdueGraceMs, DeadlineKeeper.STORE_SWEEP_LIMIT);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'overdue sweep: Postgres did not answer; trying again next sweep');
-      return;
-    }
-    for (const id of ids) {
-      if (this.stopped || !owns(id)) continue;
-      // load() keeps a cached copy (it is never older than Postgres) and caches a stored one.
-      await this.engine.load(id).catch((error: unknown) => {
-        this.logger.warn({ tableId: id, err: error }, 'overdue sweep: could not load the table');
-      });
+    for (const id of this.engine.tablesToReload()) {
+      if (this.stopped) return;
+      if (!owns(id)) continue;
+      try {
+        await this.engine.reload(id);
+      } catch (error) {
+        this.logger.warn(
+          { tableId: id, err: error },
+          'overdue sweep: the store does not answer yet; trying again',
+        );
+        return;
+      }
     }
   }
 

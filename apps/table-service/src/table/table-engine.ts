@@ -54,6 +54,12 @@ export interface EngineDeps {
 export class TableEngine {
   private readonly cache = new Map<string, TableState>();
   private readonly tails = new Map<string, Promise<unknown>>();
+  /**
+   * Tables an intent failed on with an error of the store (Postgres or Redis down): not in memory
+   * now, or not sure to be, while whatever that intent was (a deadline's firing, used up) is lost.
+   * The deadline keeper's sweep loads them again once the store answers (issue 11).
+   */
+  private readonly failed = new Set<string>();
   private readonly limits: TableLimits;
 
   constructor(private readonly deps: EngineDeps) {
@@ -82,8 +88,22 @@ export class TableEngine {
     return this.serial(envelope.tableId, () => this.apply(envelope)).catch((error: unknown) => {
       // The transport answers INTERNAL; count it with the other outcomes.
       this.deps.metrics?.intent(envelope.intent.kind, 'INTERNAL');
+      this.cache.delete(envelope.tableId);
+      this.failed.add(envelope.tableId);
       throw error;
     });
+  }
+
+  /** The tables intents failed on since they were last loaded again (see `failed`). */
+  tablesToReload(): string[] {
+    return [...this.failed];
+  }
+
+  /** Loads a table an intent failed on again; true once it is in memory (or is gone). */
+  async reload(tableId: string): Promise<boolean> {
+    await this.load(tableId);
+    this.failed.delete(tableId);
+    return true;
   }
 
   /** Drops what this replica knows of tables it no longer owns. */

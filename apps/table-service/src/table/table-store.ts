@@ -285,10 +285,10 @@ export class TableStore {
     }
   }
 
-  /** Finished or closed tables not changed since `idleBefore` (ms), oldest first (game_tables_status_updated_idx). */
+  /** Finished or closed tables not changed since `idleBefore` (ms), found by game_tables_status_idx. */
   async archivableTableIds(idleBefore: number, limit: number): Promise<string[]> {
     const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
-      "SELECT id FROM game_tables WHERE status IN ('finished', 'closed') AND updated_at < $1::timestamptz ORDER BY updated_at LIMIT $2",
+      "SELECT id FROM game_tables WHERE status IN ('finished', 'closed') AND updated_at < $1::timestamptz LIMIT $2",
       new Date(idleBefore).toISOString(),
       limit,
     );
@@ -309,20 +309,6 @@ export class TableStore {
     return rows[0]?.moved === true;
   }
 
-  /**
-   * The ids of tables whose deadline passed before `before` (ms), oldest first: the overdue sweep
-   * finds a table this way even when no replica holds it in memory (its write failed during a
-   * Postgres outage, and the deadline's job was used up). Uses game_tables_deadline_at_idx.
-   */
-  async overdueTableIds(before: number, limit: number): Promise<string[]> {
-    const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
-      'SELECT id FROM game_tables WHERE deadline_at < $1::timestamptz ORDER BY deadline_at LIMIT $2',
-      new Date(before).toISOString(),
-      limit,
-    );
-    return rows.map((r) => r.id);
-  }
-
   /** How many tables `hostPlayerId` has open (not finished, not closed). */
   async openTablesOf(hostPlayerId: string): Promise<number> {
     const rows = await this.prisma.$queryRawUnsafe<{ n: number }[]>(
@@ -333,13 +319,13 @@ export class TableStore {
   }
 
   /**
-   * The ids of the tables of `shards` (out of `total`) whose clock is running, for rebuilding their
-   * deadline jobs when this replica takes those shards: an index-only scan of game_tables_deadline_at_idx,
-   * which carries each table's route_hash (libs/protocol's shardOf, computed by Postgres).
+   * The ids of the open tables (waiting or playing: the ones with a clock) of `shards` out of `total`,
+   * for setting their deadline jobs again when this replica takes those shards: one index-only scan
+   * of game_tables_open_route_idx, whose route_hash is libs/protocol's shardOf computed by Postgres.
    */
-  async tableIdsWithDeadlines(shards: readonly number[], total: number): Promise<string[]> {
+  async openTableIds(shards: readonly number[], total: number): Promise<string[]> {
     const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
-      'SELECT id FROM game_tables WHERE deadline_at IS NOT NULL AND (route_hash % $1) = ANY($2::int[])',
+      "SELECT id FROM game_tables WHERE status IN ('waiting', 'playing') AND (route_hash % $1) = ANY($2::int[])",
       total,
       [...shards],
     );
