@@ -78,6 +78,22 @@ async function main() {
     { name: 'gateway', base: Number(process.env.PORT ?? 8080), count: Number(process.env.GATEWAYS ?? 1) },
   ];
   const metricsBase = Number(process.env.METRICS_PORT ?? 9464);
+  // Development mode (no TOKEN_SECRET): the gateway signs with the public development secret and
+  // listens on 127.0.0.1 only, so anyone who can reach it can mint tokens anyway; the per-address
+  // HTTP limits protect nothing there and would stop a load test from this machine (thousands of
+  // identities from one address). Each stays settable; with a TOKEN_SECRET the gateway's defaults hold.
+  const devLimits =
+    process.env.TOKEN_SECRET === undefined || process.env.TOKEN_SECRET === ''
+      ? Object.fromEntries(
+          ['RATE_LIMIT_IDENTITIES', 'RATE_LIMIT_TABLES', 'RATE_LIMIT_LOOKUP_MISSES']
+            .filter((name) => process.env[name] === undefined)
+            .map((name) => [name, '0']),
+        )
+      : {};
+  if (Object.keys(devLimits).length > 0)
+    console.log(
+      `no TOKEN_SECRET (development, loopback only): per-address HTTP limits off (${Object.keys(devLimits).join(', ')}=0)`,
+    );
   const instances = services.flatMap(({ name, base, count }) =>
     Array.from({ length: Math.max(1, count) }, (_, i) => ({
       name,
@@ -93,6 +109,7 @@ async function main() {
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps', name, 'dist/main.js')], {
       env: {
         LOG_PRETTY: '1',
+        ...devLimits,
         ...process.env,
         PORT: String(port),
         ...(metricsPort === undefined ? {} : { METRICS_PORT: String(metricsPort) }),
