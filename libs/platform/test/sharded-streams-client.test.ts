@@ -7,6 +7,17 @@ import { TestRedisServer } from '../../../e2e/src/redis-server';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A `sync` of table K7M2QX with no player: the smallest intent a client sends with a reply. */
+const syncIntent = (intentId: string): IntentEnvelope => ({
+  intentId,
+  tableId: 'K7M2QX',
+  player: null,
+  connectionId: null,
+  replyTo: null,
+  sentAt: Date.now(),
+  intent: { kind: 'sync' },
+});
+
 /** The id of the connection named `name` (CLIENT LIST), to kill it as a dropped connection would be. */
 async function connectionId(admin: Redis, name: string): Promise<string> {
   const list = (await admin.client('LIST')) as string;
@@ -116,15 +127,7 @@ describe('the intent client: expiry of what it sends (issue 11)', () => {
     });
     await client.connect();
     try {
-      const base: IntentEnvelope = {
-        intentId: 'p:1',
-        tableId: 'K7M2QX',
-        player: null,
-        connectionId: null,
-        replyTo: null,
-        sentAt: Date.now(),
-        intent: { kind: 'sync' },
-      };
+      const base = syncIntent('p:1');
       const before = Date.now();
       // Nobody answers: both time out; what matters is what reached the stream.
       await Promise.allSettled([
@@ -183,20 +186,10 @@ describe('the intent client when Redis stalls for less than the expiry (found by
       await client.connect();
       await sleep(50);
       redis.freeze();
-      const answer = client
-        .request({
-          intentId: 'p:stall',
-          tableId: 'K7M2QX',
-          player: null,
-          connectionId: null,
-          replyTo: null,
-          sentAt: Date.now(),
-          intent: { kind: 'sync' },
-        })
-        .then(
-          (reply) => reply,
-          (error: unknown) => error as Error,
-        );
+      const answer = client.request(syncIntent('p:stall')).then(
+        (reply) => reply,
+        (error: unknown) => error as Error,
+      );
       await sleep(1000); // the XADD timed out after 300 ms
       redis.thaw();
       // Before the fix: rejected with "Command timed out" after 300 ms (the gateway said UNAVAILABLE,
