@@ -28,7 +28,7 @@ export {
   type ReplayOutput,
   type ReplayError,
   type ReplayErrorCode,
-  type ReplayAction,
+  type CaseAction,
   type RoundOutput,
   type FinishedPartnershipRound,
   type FinishedSoloRound,

@@ -12,7 +12,7 @@ import {
   type FinishedPartnershipRound,
   type FinishedSoloRound,
   type MatchOutput,
-  type ReplayAction,
+  type CaseAction,
   type ReplayError,
   type ReplayOutput,
   type Tile,
@@ -72,7 +72,7 @@ function blockingDeal(teamA: T[]): Hands {
 }
 
 /** The ten plays of `blockingDeal`, seats 0,1,2,3,0,... in turn; the board is locked after the last. */
-const BLOCKING_PLAYS: ReplayAction[] = [
+const BLOCKING_PLAYS: CaseAction[] = [
   { seat: 0, tile: [6, 6], end: 'left' },
   { seat: 1, tile: [2, 6], end: 'left' },
   { seat: 2, tile: [6, 3], end: 'right' },
@@ -85,7 +85,7 @@ const BLOCKING_PLAYS: ReplayAction[] = [
   { seat: 1, tile: [5, 6], end: 'right' },
 ];
 
-const CLOSING_PASSES: ReplayAction[] = [2, 3, 0, 1].map((seat) => ({ seat, tile: null }));
+const CLOSING_PASSES: CaseAction[] = [2, 3, 0, 1].map((seat) => ({ seat, tile: null }));
 
 /** Team A holds little: 27 pips against 63. */
 const LOW_A: T[] = [
@@ -169,12 +169,12 @@ function matchOut(out: ReplayOutput): MatchOutput {
 const pipsOf = (hand: readonly T[]): number => handPips(hand);
 
 /** A log's actions as a player would send them: the marks of who made them removed. */
-const asPlayerActions = (log: readonly ReplayAction[]): ReplayAction[] =>
+const asPlayerActions = (log: readonly CaseAction[]): CaseAction[] =>
   log.map((entry) => {
     const copy: Record<string, unknown> = { ...entry };
     delete copy.timeout;
     delete copy.auto;
-    return copy as unknown as ReplayAction;
+    return copy as unknown as CaseAction;
   });
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * `npm run --silent replay < cases.jsonl`: reads JSON Lines from stdin, one case per line, and writes
  * one JSON result per line to stdout (blank lines are skipped). A bad line gets an error line of its
- * own and never stops the lines after it. The logic is `replayLine` in ../replay.ts; this is only I/O.
+ * own and never stops the lines after it. The logic is `replayLine` in ../replay/; this is only I/O.
  */
 import { createInterface } from 'node:readline';
 import { replayLine } from '../replay';
