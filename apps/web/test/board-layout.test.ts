@@ -1,32 +1,6 @@
-import {
-  applyOrThrow,
-  createMatch,
-  createSeededRng,
-  legalActions,
-  startRound,
-  type Action,
-  type MatchState,
-  type Variant,
-} from '@dominoes/rules';
+import type { MatchState } from '@dominoes/rules';
 import { layoutBoard, layoutFor, type LaidTile, type Rect } from '../src/board/layout';
-
-/** Plays a whole round with random legal actions (the rules library decides what is legal). */
-function playRound(variant: Variant, seats: number, seed: number): MatchState[] {
-  const rng = createSeededRng(seed);
-  const created = createMatch({ variant, seats });
-  if (!created.ok) throw new Error(created.error.message);
-  const started = startRound(created.value, rng);
-  if (!started.ok) throw new Error(started.error.message);
-  let match = started.value;
-  const states = [match];
-  while (match.phase === 'playing' && match.round) {
-    const legal = legalActions(match, match.round.turn);
-    const action = legal[rng.below(legal.length)] as Action;
-    match = applyOrThrow(match, action);
-    states.push(match);
-  }
-  return states;
-}
+import { roundStates } from './gallery';
 
 const overlap = (r: Rect, s: Rect): number =>
   Math.max(0, Math.min(r.x + r.w, s.x + s.w) - Math.max(r.x, s.x)) *
@@ -53,7 +27,7 @@ describe('board layout (D9: the chain turns before the edge; F4: crossed doubles
     'D9 partnership: no tile overlaps another or leaves a %i-unit band, whole rounds',
     (width) => {
       for (const seed of seeds) {
-        const states = playRound('partnership', 4, seed);
+        const states = roundStates('partnership', 4, seed);
         const { placements, ends } = boardOf(states.at(-1)!);
         const layout = layoutFor(placements, ends, 'line', width);
         expect(layout.tiles).toHaveLength(placements.length);
@@ -70,7 +44,7 @@ describe('board layout (D9: the chain turns before the edge; F4: crossed doubles
 
   it('D9: every tile touches the tile it was laid against, and shows the touching number next to it', () => {
     for (const seed of seeds) {
-      const { placements, ends } = boardOf(playRound('partnership', 4, seed).at(-1)!);
+      const { placements, ends } = boardOf(roundStates('partnership', 4, seed).at(-1)!);
       const layout = layoutFor(placements, ends, 'line', 12);
       const byIndex = new Map<number, LaidTile>(layout.tiles.map((t) => [t.index, t]));
       const lastOnEnd = new Map<string, number>([
@@ -92,7 +66,7 @@ describe('board layout (D9: the chain turns before the edge; F4: crossed doubles
     let branched = 0;
     for (const seats of [2, 3, 4]) {
       for (const seed of seeds) {
-        const { placements, ends } = boardOf(playRound('five-tile', seats, seed).at(-1)!);
+        const { placements, ends } = boardOf(roundStates('five-tile', seats, seed).at(-1)!);
         const layout = layoutBoard(placements, ends, 'cross', { width: 360, height: 420, maxUnit: 24 });
         expect(layout.tiles).toHaveLength(placements.length);
         branched += placements.filter((p) => p.crossed).length;
@@ -111,7 +85,7 @@ describe('board layout (D9: the chain turns before the edge; F4: crossed doubles
   it('F4: every five-tile placement touches the tile of the end it was laid on (branches touch their double)', () => {
     for (const seats of [2, 4]) {
       for (const seed of seeds) {
-        const { placements, ends } = boardOf(playRound('five-tile', seats, seed).at(-1)!);
+        const { placements, ends } = boardOf(roundStates('five-tile', seats, seed).at(-1)!);
         const layout = layoutBoard(placements, ends, 'cross', { width: 880, height: 560, maxUnit: 40 });
         const byIndex = new Map<number, LaidTile>(layout.tiles.map((t) => [t.index, t]));
         const lastOnEnd = new Map<string, number>(placements[0]!.opens.map((id) => [id, 0]));
@@ -128,7 +102,7 @@ describe('board layout (D9: the chain turns before the edge; F4: crossed doubles
 
   it('fits a phone and a desktop: the drawing is inside the space and tiles stay readable', () => {
     for (const seed of seeds) {
-      const states = playRound('partnership', 4, seed);
+      const states = roundStates('partnership', 4, seed);
       for (const state of states.filter((_, i) => i % 5 === 0).concat(states.at(-1)!)) {
         const { placements, ends } = boardOf(state);
         for (const [width, height] of [

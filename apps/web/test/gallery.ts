@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { TableView } from '@dominoes/protocol';
 import {
-  applyOrThrow,
+  applyAction,
   createMatch,
   createSeededRng,
   legalActions,
@@ -16,6 +16,7 @@ import {
   startRound,
   type Action,
   type MatchState,
+  type SeededRng,
   type Variant,
 } from '@dominoes/rules';
 import { ROOT } from '../../../e2e/src/system';
@@ -23,6 +24,14 @@ import { ROOT } from '../../../e2e/src/system';
 export const GALLERY_ORIGIN = 'http://dominoes.test';
 const DIST = join(ROOT, 'apps/web/dist');
 export const GALLERY_TABLE = 'BRDXYZBRDXYZ';
+
+/** `match` after a random legal action of the seat to move: the rules decide what is legal. */
+function randomAction(match: MatchState, rng: SeededRng): MatchState {
+  const legal = legalActions(match, match.round!.turn);
+  const applied = applyAction(match, legal[rng.below(legal.length)] as Action);
+  if (!applied.ok) throw new Error(applied.error.message);
+  return applied.value;
+}
 
 /** The states of one random round, from the deal to the last play. */
 export function roundStates(variant: Variant, seats: number, seed: number): MatchState[] {
@@ -34,8 +43,7 @@ export function roundStates(variant: Variant, seats: number, seed: number): Matc
   let match = started.value;
   const states = [match];
   while (match.phase === 'playing' && match.round) {
-    const legal = legalActions(match, match.round.turn);
-    match = applyOrThrow(match, legal[rng.below(legal.length)] as Action);
+    match = randomAction(match, rng);
     states.push(match);
   }
   return states;
@@ -54,8 +62,7 @@ export function wholeMatch(variant: Variant, seats: number, target: number, seed
       match = started.value;
       continue;
     }
-    const legal = legalActions(match, match.round!.turn);
-    match = applyOrThrow(match, legal[rng.below(legal.length)] as Action);
+    match = randomAction(match, rng);
   }
   return match;
 }

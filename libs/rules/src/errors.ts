@@ -34,11 +34,3 @@ export const fail = <T = never>(code: RuleErrorCode, message: string): Result<T>
   ok: false,
   error: { code, message },
 });
-
-/** Thrown only by the convenience wrappers that promise success (e.g. `applyOrThrow`). */
-export class RuleViolation extends Error {
-  constructor(readonly error: RuleError) {
-    super(`${error.code}: ${error.message}`);
-    this.name = 'RuleViolation';
-  }
-}

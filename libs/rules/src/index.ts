@@ -10,13 +10,10 @@ export {
   randomDeal,
   legalActions,
   applyAction,
-  applyOrThrow,
   deadlineAction,
   automaticAction,
-  roundResult,
   matchResult,
   rulesOf,
-  sideOf,
   type MatchConfigInput,
   type Deal,
 } from './match';

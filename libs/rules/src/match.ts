@@ -1,4 +1,4 @@
-import { fail, ok, RuleViolation, type Result } from './errors';
+import { fail, ok, type Result } from './errors';
 import { RULE_SETS, type RuleSet } from './rule-sets';
 import { shuffled, type Rng } from './rng';
 import { applyToRound, isLocked, newRound, roundLegalActions } from './round';
@@ -201,12 +201,6 @@ export function applyAction(
   return ok(round.result === null ? updateMatch(match, { round }) : closeRound(match, round, round.result));
 }
 
-export function applyOrThrow(match: MatchState, action: Action, by: ActionOrigin = 'player'): MatchState {
-  const result = applyAction(match, action, by);
-  if (!result.ok) throw new RuleViolation(result.error);
-  return result.value;
-}
-
 /** What the table does for the seat to move when its deadline passes (P16, P17), or null when nobody is to move. */
 export function deadlineAction(match: MatchState): Action | null {
   if (match.phase !== 'playing' || match.round === null) return null;
@@ -226,19 +220,10 @@ export function automaticAction(match: MatchState, autoPass: (seat: number) => b
   return autoPass(match.round.turn) || isLocked(rules, match.round) ? forced : null;
 }
 
-export function roundResult(match: MatchState): RoundResult | null {
-  return match.round?.result ?? null;
-}
-
 export function matchResult(match: MatchState): MatchResult {
   const finished = match.phase === 'over';
   // Only one side scores in a round (P21), so the match's last round names the winner: the side that
   // reached the target, or the one-round game's winner (null when that round was drawn, D7).
   const winnerSide = finished ? (match.history.at(-1)?.winnerSide ?? null) : null;
   return { finished, winnerSide, scores: match.scores };
-}
-
-/** The side (team in partnership, else the seat itself) that `seat` plays for (P1). */
-export function sideOf(match: MatchState, seat: number): number {
-  return rulesOf(match.config.variant).sideOf(seat);
 }

@@ -23,7 +23,7 @@ export const matchesNumber = (tile: Tile, n: number): boolean => tile[0] === n |
 export const sameTile = (x: Tile, y: Tile): boolean =>
   (x[0] === y[0] && x[1] === y[1]) || (x[0] === y[1] && x[1] === y[0]);
 
-/** A number 0..27 that names a tile whatever its orientation. */
+/** A number that names a tile whatever its orientation: `low * 7 + high`, so 28 distinct values from 0 to 48. */
 export const tileId = (tile: Tile): number => {
   const lo = Math.min(tile[0], tile[1]);
   const hi = Math.max(tile[0], tile[1]);

@@ -11,7 +11,6 @@ import {
   matchResult,
   RULE_SETS,
   seatView,
-  sideOf,
   startRound,
   tileId,
   type MatchState,
@@ -75,7 +74,7 @@ describe('draw game', () => {
     for (const seats of [2, 3, 4]) {
       const m = must(startRound(drawGame(seats), createSeededRng(`d1-${seats}`)));
       expect(m.scores).toEqual(new Array(seats).fill(0));
-      expect(Array.from({ length: seats }, (_, s) => sideOf(m, s))).toEqual(
+      expect(Array.from({ length: seats }, (_, s) => RULE_SETS[m.config.variant].sideOf(s))).toEqual(
         Array.from({ length: seats }, (_, s) => s),
       );
       expect(round(m).hands.map((h) => h.length)).toEqual(new Array(seats).fill(7));

@@ -11,9 +11,8 @@ import {
   handPips,
   legalActions,
   matchResult,
-  roundResult,
+  rulesOf,
   seatView,
-  sideOf,
   startRound,
   startRoundWithDeal,
   tileId,
@@ -73,7 +72,7 @@ describe('partnership: seats and teams', () => {
     const m = partnership();
     expect(m.config.seats).toBe(4);
     expect(m.scores).toEqual([0, 0]);
-    expect([0, 1, 2, 3].map((s) => sideOf(m, s))).toEqual([0, 1, 0, 1]);
+    expect([0, 1, 2, 3].map((s) => rulesOf(m.config.variant).sideOf(s))).toEqual([0, 1, 0, 1]);
     expect(seatView(m, 1).sideOfSeat).toEqual([0, 1, 0, 1]);
     for (const seats of [1, 2, 3, 5]) {
       expect(refusal(createMatch({ variant: 'partnership', seats }))).toBe('INVALID_SEAT_COUNT');
@@ -405,7 +404,7 @@ describe('partnership: scoring', () => {
       points: 45,
     });
     expect(n.scores).toEqual([45, 0]);
-    expect(roundResult(n)?.finalHands.map(handPips)).toEqual([12, 16, 33, 29]);
+    expect(result(n).finalHands.map(handPips)).toEqual([12, 16, 33, 29]);
   });
 });
 
