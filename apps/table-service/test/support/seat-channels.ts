@@ -1,0 +1,36 @@
+import { createRedis, type Redis } from '@dominoes/platform';
+import { parseSeatEvent, type RedisNames, type SeatEvent } from '@dominoes/protocol';
+
+/**
+ * Everything published on the seat channels of some tables, as the gateways receive it: for the
+ * suites that check what the engine published, not only what it stored.
+ */
+export interface SeatChannels {
+  readonly events: SeatEvent[];
+  /** The events received since the last call (and forgets them). */
+  take(): SeatEvent[];
+  /** Waits long enough for anything already published to arrive (a loopback round trip is ~35 µs). */
+  settle(ms?: number): Promise<void>;
+  close(): void;
+}
+
+export async function watchSeatChannels(
+  redisUrl: string,
+  names: RedisNames,
+  tables: readonly string[],
+  seats = 4,
+): Promise<SeatChannels> {
+  const subscriber: Redis = createRedis(redisUrl, 'seat-channels-test');
+  const events: SeatEvent[] = [];
+  subscriber.on('message', (_channel: string, message: string) => events.push(parseSeatEvent(message)));
+  const channels = tables.flatMap((table) =>
+    Array.from({ length: seats }, (_, s) => names.seatChannel(table, s)),
+  );
+  await subscriber.subscribe(...channels);
+  return {
+    events,
+    take: () => events.splice(0),
+    settle: (ms = 150) => new Promise((r) => setTimeout(r, ms)),
+    close: () => subscriber.disconnect(),
+  };
+}
