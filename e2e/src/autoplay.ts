@@ -1,20 +1,12 @@
-import { createSeededRng, type Action, type Rng } from '@dominoes/rules';
-import type { TableView } from '@dominoes/protocol';
+import { createSeededRng, type Rng } from '@dominoes/rules';
+import { intentIds, type Ack, type TableView } from '@dominoes/protocol';
 import type { TestPlayer } from './players';
 
 /** Sends a legal action chosen at random from the player's own view, as a person would. */
-export function sendRandomLegal(player: TestPlayer, view: TableView, rng: Rng): Promise<unknown> | null {
+export function sendRandomLegal(player: TestPlayer, view: TableView, rng: Rng): Promise<Ack> | null {
   const legal = view.game?.legal ?? [];
   if (legal.length === 0) return null;
-  const action = legal[rng.below(legal.length)] as Action;
-  switch (action.type) {
-    case 'play':
-      return player.client.play(action.tile, action.end);
-    case 'pass':
-      return player.client.pass();
-    case 'draw':
-      return player.client.draw();
-  }
+  return player.client.act(legal[rng.below(legal.length)]!);
 }
 
 /**
@@ -68,7 +60,7 @@ export function autoplay(
       if (game?.phase !== 'playing' || game.turn !== view.you.seat) return;
       mark(player, version);
       void sendRandomLegal(player, view, rng)
-        ?.then((ack) => options.onActionAck?.(`${player.playerId}:${(ack as { id: string }).id}`))
+        ?.then((ack) => options.onActionAck?.(intentIds.player(player.playerId, ack.id)))
         .catch(() => undefined);
     };
     for (const player of players) {

@@ -124,7 +124,7 @@ describe('POST /api/tables', () => {
     let refusals = 2;
     fake.respond = (envelope) =>
       refusals-- > 0
-        ? { ok: false, intentId: envelope.intentId, code: 'NOT_ALLOWED_NOW', message: 'table code taken' }
+        ? { ok: false, intentId: envelope.intentId, code: 'TABLE_CODE_TAKEN', message: 'table code taken' }
         : { ok: true, intentId: envelope.intentId, version: 1, seat: 0 };
     const response = await post('/api/tables', { target: 100 }, auth());
     expect(response.status).toBe(201);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import {
+  INTENT_FIELD,
   INTENT_GROUP,
   IntentEnvelopeSchema,
   redisNames,
@@ -124,7 +125,7 @@ export class FakeTableService {
       )) as [string, [string, string[]][]][] | null;
       for (const [stream, entries] of result ?? []) {
         for (const [id, fields] of entries) {
-          const envelope = IntentEnvelopeSchema.parse(JSON.parse(fields[fields.indexOf('m') + 1]!));
+          const envelope = IntentEnvelopeSchema.parse(JSON.parse(fields[fields.indexOf(INTENT_FIELD) + 1]!));
           this.received.push(envelope);
           const reply = this.respond(envelope);
           if (reply && envelope.replyTo)

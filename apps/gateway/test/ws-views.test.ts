@@ -82,7 +82,7 @@ beforeAll(async () => {
       const seat = seatOf[envelope.player!.id] ?? 0;
       return { ok: true, intentId: envelope.intentId, version: 7, seat };
     }
-    if (envelope.intent.kind === 'play') {
+    if (envelope.intent.kind === 'action' && envelope.intent.action.type === 'play') {
       return {
         ok: false,
         intentId: envelope.intentId,
@@ -207,7 +207,11 @@ it('intents carry their fields; refusals come back as error frames with the tabl
     fake.received
       .filter((e) => e.connectionId !== null && !e.intentId.includes(':sync:'))
       .map((e) => e.intent),
-  ).toEqual([{ kind: 'play', tile: [6, 6], end: 'L' }, { kind: 'autoPass', on: true }, { kind: 'pass' }]);
+  ).toEqual([
+    { kind: 'action', action: { type: 'play', seat: 0, tile: [6, 6], end: 'L' } },
+    { kind: 'autoPass', on: true },
+    { kind: 'action', action: { type: 'pass', seat: 0 } },
+  ]);
   expect(fake.received.every((e) => e.tableId === TABLE && e.player?.name === 'Ana')).toBe(true);
   // No reply within the timeout: UNAVAILABLE.
   const late = await ana.startRound().catch((e: unknown) => e);

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, createRedis, type Redis } from '@dominoes/platform';
-import { redisNames, type IntentEnvelope, type IntentReply } from '@dominoes/protocol';
-import { INTENT_PATTERN, ShardedStreamsServer } from '../src/transport/sharded-streams.server';
+import {
+  INTENT_FIELD,
+  INTENT_PATTERN,
+  redisNames,
+  type IntentEnvelope,
+  type IntentReply,
+} from '@dominoes/protocol';
+import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
 
 /*
  * What Redis can lose under the table-service's feet (a restart without its data, a dropped
@@ -44,7 +50,7 @@ describe('the shard consumer and its leases when Redis loses things', () => {
     sentAt: Date.now(),
     intent: { kind: 'deadline', key: `k${n}`, dueAt: Date.now() },
   });
-  const send = (e: IntentEnvelope) => admin.xadd(stream, '*', 'm', JSON.stringify(e));
+  const send = (e: IntentEnvelope) => admin.xadd(stream, '*', INTENT_FIELD, JSON.stringify(e));
 
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);

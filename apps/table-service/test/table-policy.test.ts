@@ -117,7 +117,7 @@ describe('table policy', () => {
     const first = table.match!.round!.hands[turn]![0]!;
     table = step(
       table,
-      envelope(mover.playerId, { kind: 'play', tile: [first[0], first[1]] }),
+      envelope(mover.playerId, { kind: 'action', action: { type: 'play', seat: turn, tile: first } }),
       ctx(1_013_000),
     );
     expect(table.deadline).toMatchObject({ kind: 'turn', seat: nextSeat, at: 1_013_000 + 5_000 });
@@ -191,7 +191,9 @@ describe('table policy', () => {
 
   it('refuses intents from players without a seat, and new matches before the end', () => {
     const table = fill(open(), ['p1', 'p2', 'p3']);
-    expect(decide(table, envelope('stranger', { kind: 'pass' }), ctx())).toMatchObject({
+    expect(
+      decide(table, envelope('stranger', { kind: 'action', action: { type: 'pass', seat: 0 } }), ctx()),
+    ).toMatchObject({
       ok: false,
       code: 'NOT_SEATED',
     });
@@ -199,6 +201,21 @@ describe('table policy', () => {
       ok: false,
       code: 'MATCH_NOT_OVER',
     });
+  });
+
+  it("refuses a move named for a seat other than the player's own, and changes nothing", () => {
+    const table = fill(open(), ['p1', 'p2', 'p3']);
+    const turn = table.match!.round!.turn;
+    const mover = table.seats[turn]!;
+    const other = (turn + 1) % 4;
+    const tile = table.match!.round!.hands[turn]![0]!;
+    expect(
+      decide(
+        table,
+        envelope(mover.playerId, { kind: 'action', action: { type: 'play', seat: other, tile } }),
+        ctx(),
+      ),
+    ).toEqual({ ok: false, code: 'NOT_SEATED', message: `You sit at seat ${turn}, not seat ${other}.` });
   });
 
   it('a waiting table expires: its clock closes it WAITING_TABLE_TTL_MS after the opening, with a table-closed event; then joins get TABLE_CLOSED, every other intent too, and a seated player can still read it', () => {

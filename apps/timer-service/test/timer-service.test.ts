@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { IntentEnvelopeSchema, redisNames, shardOf, type IntentEnvelope } from '@dominoes/protocol';
+import {
+  INTENT_FIELD,
+  IntentEnvelopeSchema,
+  redisNames,
+  shardOf,
+  type IntentEnvelope,
+} from '@dominoes/protocol';
 import {
   createDeadlineQueue,
   createRedis,
@@ -25,7 +31,7 @@ async function streamEntries(tableId: string): Promise<{ id: string; envelope: I
   const entries = await redis.xrange(names.intentStream(shardOf(tableId, SHARDS)), '-', '+');
   return entries.map(([id, fields]) => ({
     id,
-    envelope: IntentEnvelopeSchema.parse(JSON.parse(fields[fields.indexOf('m') + 1]!)),
+    envelope: IntentEnvelopeSchema.parse(JSON.parse(fields[fields.indexOf(INTENT_FIELD) + 1]!)),
   }));
 }
 

@@ -6,20 +6,18 @@ import { Lobby } from './components/Lobby';
 import { RulesDialog } from './components/RulesDialog';
 import { TableScreen } from './components/TableScreen';
 import { ConnectionBanner } from './components/ConnectionBanner';
-import type { RuleVariant } from './rules/texts';
-
-const RULE_VARIANTS: readonly RuleVariant[] = ['partnership', 'draw', 'five-tile'];
+import { VARIANTS, type Variant } from '@dominoes/rules';
 
 /** `/?rules=draw` opens the rules of that game (the gateway serves `/` for any query). */
-function rulesFromQuery(): RuleVariant | null {
+function rulesFromQuery(): Variant | null {
   const value = new URLSearchParams(location.search).get('rules');
-  return RULE_VARIANTS.find((v) => v === value) ?? null;
+  return VARIANTS.find((v) => v === value) ?? null;
 }
 
 export function App() {
   const route = useRoute();
   const [state, session] = useSession();
-  const [rules, setRules] = useState<RuleVariant | null>(rulesFromQuery);
+  const [rules, setRules] = useState<Variant | null>(rulesFromQuery);
 
   const { t } = useI18n();
   const code = route.name === 'table' ? route.code : null;

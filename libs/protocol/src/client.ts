@@ -1,3 +1,5 @@
+import type { Action } from '@dominoes/rules';
+import { messageOfAction } from './actions';
 import type { ErrorCode } from './errors';
 import {
   CreateTableResponseSchema,
@@ -107,7 +109,7 @@ export class DominoesClient {
         } else if (message.type === 'error' && !welcomed && message.id === null) {
           reject(new ProtocolError(message.code, message.message));
         }
-        this.dispatch(message);
+        this.route(message);
       };
     });
   }
@@ -121,7 +123,8 @@ export class DominoesClient {
     }
   }
 
-  private dispatch(message: ServerMessage): void {
+  /** A server frame to whoever waits for it: the view listeners, the intent it answers. */
+  private route(message: ServerMessage): void {
     if (message.type === 'view' && message.version >= this.version) {
       this.view = message.view;
       this.version = message.version;
@@ -152,6 +155,16 @@ export class DominoesClient {
 
   /** Sends an intent and waits for its ack; a repeated `id` is applied at most once. */
   request<T extends ClientIntent['type']>(type: T, body: IntentBody<T>, id = this.nextId()): Promise<Ack> {
+    return this.ask({ type, id, ...body } as ClientIntent);
+  }
+
+  /** Sends one of the seat's legal actions (`view.game.legal`) as its frame, and waits for its ack. */
+  act(action: Action): Promise<Ack> {
+    return this.ask(messageOfAction(action, this.nextId()));
+  }
+
+  private ask(message: ClientIntent): Promise<Ack> {
+    const { type, id } = message;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -159,7 +172,7 @@ export class DominoesClient {
       }, this.options.replyTimeoutMs ?? 10_000);
       this.pending.set(id, { resolve, reject, timer });
       try {
-        this.sendRaw({ type, id, ...body } as ClientMessage);
+        this.sendRaw(message);
       } catch (error) {
         clearTimeout(timer);
         this.pending.delete(id);

@@ -17,6 +17,8 @@ export const PROTOCOL_ERROR_CODES = [
   'TOKEN_EXPIRED',
   'ALREADY_AUTHENTICATED',
   'TABLE_NOT_FOUND',
+  /** A `create` for a table code that exists: the gateway draws another code (never sent to a browser). */
+  'TABLE_CODE_TAKEN',
   'TABLE_FULL',
   /** A waiting table that nobody filled in time was closed (WAITING_TABLE_TTL_MS). */
   'TABLE_CLOSED',

@@ -1,9 +1,11 @@
 export * from './primitives';
 export * from './errors';
+export * from './actions';
 export * from './views';
 export * from './messages';
 export * from './parse';
 export * from './internal';
 export * from './routing';
+export * from './ids';
 export * from './client';
 export { renderProtocolDoc } from './protocol-doc';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCodeSchema, CreateTableRequestSchema } from './messages';
-import { EndIdSchema, TileSchema } from './primitives';
+import { ActionSchema } from './actions';
 import { TableViewSchema } from './views';
 
 /*
@@ -12,9 +12,8 @@ export const TableIntentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('create'), config: CreateTableRequestSchema }),
   z.object({ kind: z.literal('join') }),
   z.object({ kind: z.literal('leave') }),
-  z.object({ kind: z.literal('play'), tile: TileSchema, end: EndIdSchema.optional() }),
-  z.object({ kind: z.literal('pass') }),
-  z.object({ kind: z.literal('draw') }),
+  /** A move: the rules' action, of the seat the sending socket is bound to (the table checks it is the player's). */
+  z.object({ kind: z.literal('action'), action: ActionSchema }),
   z.object({ kind: z.literal('autoPass'), on: z.boolean() }),
   z.object({ kind: z.literal('startRound') }),
   z.object({ kind: z.literal('newMatch') }),
@@ -26,6 +25,10 @@ export const TableIntentSchema = z.discriminatedUnion('kind', [
 ]);
 export type TableIntent = z.infer<typeof TableIntentSchema>;
 export type TableIntentKind = TableIntent['kind'];
+
+/** An intent's name in metrics, logs and spans: a move by its action's type (`play`, `pass`, `draw`), any other by its kind. */
+export const intentName = (intent: TableIntent): string =>
+  intent.kind === 'action' ? intent.action.type : intent.kind;
 
 export const IntentEnvelopeSchema = z.object({
   /** Unique per table: `<playerId>:<client id>` for players, `deadline:<key>` for the timer. */

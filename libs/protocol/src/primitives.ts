@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { VARIANTS } from '@dominoes/rules';
 
 export const TileSchema = z
   .tuple([z.number().int().min(0).max(6), z.number().int().min(0).max(6)])
   .describe('A tile [a, b], each half 0..6');
 
-export const VariantSchema = z.enum(['partnership', 'draw', 'five-tile']);
+/** The rules' variants (libs/rules `VARIANTS`). */
+export const VariantSchema = z.enum(VARIANTS);
 
 /** A client-made id for an intent: repeated ids are applied at most once. */
 export const IntentIdSchema = z

@@ -5,6 +5,13 @@ export const DEFAULT_REDIS_PREFIX = 'dominoes';
 export const DEADLINE_QUEUE = 'deadlines';
 export const INTENT_GROUP = 'table-service';
 
+/** The one message pattern on the intent streams (the table-service's `@MessagePattern`). */
+export const INTENT_PATTERN = 'intent';
+/** The field of an intent stream entry that holds the envelope as JSON: `XADD <stream> ... * m <json>`. */
+export const INTENT_FIELD = 'm';
+/** `XADD ... MAXLEN ~ n`: how many entries a shard's intent stream keeps at most (roughly). */
+export const INTENT_STREAM_MAXLEN = 100_000;
+
 /** FNV-1a: stable across processes and languages. */
 export function shardOf(tableId: string, shards: number): number {
   let h = 0x811c9dc5;

@@ -1,23 +1,11 @@
 import { z } from 'zod';
-import type { SeatView } from '@dominoes/rules';
+import { ACTION_ORIGINS, MATCH_PHASES, type SeatView } from '@dominoes/rules';
+import { ActionSchema, type InSync } from './actions';
 import { EndIdSchema, TileSchema, VariantSchema } from './primitives';
-
-const ActionSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('play'),
-    seat: z.number().int(),
-    tile: TileSchema,
-    end: EndIdSchema.optional(),
-  }),
-  z.object({ type: z.literal('pass'), seat: z.number().int() }),
-  z.object({ type: z.literal('draw'), seat: z.number().int() }),
-]);
-
-const OriginSchema = z.enum(['player', 'deadline', 'auto']);
 
 const LogEntrySchema = z.intersection(
   ActionSchema,
-  z.object({ by: OriginSchema, drawn: TileSchema.optional() }),
+  z.object({ by: z.enum(ACTION_ORIGINS), drawn: TileSchema.optional() }),
 );
 
 const BoardSchema = z.object({
@@ -43,15 +31,14 @@ const RoundResultSchema = z.object({
   finalHands: z.array(z.array(TileSchema)),
 });
 
-/** The rules' view of one seat (libs/rules SeatView): other hands only as counts until the reveal. */
-export const SeatViewSchema = z.object({
+const SeatViewObjectSchema = z.object({
   variant: VariantSchema,
   seat: z.number().int(),
   seats: z.number().int(),
   sideOfSeat: z.array(z.number().int()),
   target: z.number().int(),
   oneRound: z.boolean(),
-  phase: z.enum(['ready', 'playing', 'between-rounds', 'over']),
+  phase: z.enum(MATCH_PHASES),
   scores: z.array(z.number().int()),
   roundNumber: z.number().int(),
   hand: z.array(TileSchema),
@@ -82,12 +69,14 @@ export const SeatViewSchema = z.object({
     .nullable(),
 });
 
-// The schema and the rules' type must describe the same object.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _seatViewInSync: Same<z.infer<typeof SeatViewSchema>['phase'], SeatView['phase']> = true;
-export const seatViewFromRules = (view: SeatView): z.infer<typeof SeatViewSchema> =>
-  view as z.infer<typeof SeatViewSchema>;
+const _seatViewInSync: InSync<typeof SeatViewObjectSchema, SeatView> = true;
 void _seatViewInSync;
+
+/**
+ * The rules' view of one seat, as `seatView` (libs/rules) makes it: other hands only as counts until
+ * the reveal. Checked field by field against the rules' `SeatView` type when this builds.
+ */
+export const SeatViewSchema: z.ZodType<SeatView> = SeatViewObjectSchema;
 
 /** `closed`: a waiting table that nobody filled in time (WAITING_TABLE_TTL_MS); it takes no more intents. */
 export const TableStatusSchema = z.enum(['waiting', 'playing', 'finished', 'closed']);
@@ -121,6 +110,7 @@ export const TableViewSchema = z.object({
   you: z.object({ seat: z.number().int(), playerId: z.string(), autoPass: z.boolean() }),
   matchNumber: z.number().int(),
   clock: ClockSchema.nullable(),
+  /** Your seat's view of the match in play or just over (the rules' `SeatView`); null before the first match. */
   game: SeatViewSchema.nullable(),
 });
 

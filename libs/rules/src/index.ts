@@ -2,7 +2,13 @@ export * from './types';
 export * from './tiles';
 export * from './errors';
 export { createSeededRng, shuffled, type Rng, type SeededRng } from './rng';
-export { RULE_SETS, FIVE_TILE_DOMINO_BONUS, type RuleSet } from './rule-sets';
+export {
+  RULE_SETS,
+  FIVE_TILE_DOMINO_BONUS,
+  HOST_TARGET_RANGE,
+  HOST_TARGETS_TEXT,
+  type RuleSet,
+} from './rule-sets';
 export {
   createMatch,
   startRound,

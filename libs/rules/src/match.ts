@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from './errors';
-import { RULE_SETS, type RuleSet } from './rule-sets';
+import { HOST_TARGETS_TEXT, RULE_SETS, type RuleSet } from './rule-sets';
 import { shuffled, type Rng } from './rng';
 import { applyToRound, isLocked, newRound, roundLegalActions } from './round';
 import { fullSet, isValidTile, tileId, type Tile } from './tiles';
@@ -43,7 +43,7 @@ export function createMatch(input: MatchConfigInput): Result<MatchState> {
   }
   const target = input.target ?? (rules.targets[0] as number);
   if (typeof target !== 'number' || !rules.targets.includes(target)) {
-    const allowed = rules.targets.length === 1 ? `${rules.targets[0]}` : 'from 50 to 500 in steps of 50';
+    const allowed = rules.targets.length === 1 ? `${rules.targets[0]}` : HOST_TARGETS_TEXT;
     return fail('INVALID_TARGET', `The target must be ${allowed}; got ${JSON.stringify(target)}.`);
   }
   const oneRound = input.oneRound ?? false;

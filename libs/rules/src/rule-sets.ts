@@ -47,8 +47,16 @@ const range = (from: number, to: number, step: number): number[] => {
   return out;
 };
 
-/** P19: 100 by default, 50 to 500 in steps of 50. */
-const HOST_TARGETS = [100, ...range(50, 500, 50).filter((t) => t !== 100)];
+/** P19: the targets a partnership or draw-game host may choose: 100 by default, 50 to 500 in steps of 50. */
+export const HOST_TARGET_RANGE = { default: 100, min: 50, max: 500, step: 50 } as const;
+/** HOST_TARGET_RANGE in words, for the errors that name it. */
+export const HOST_TARGETS_TEXT = `from ${HOST_TARGET_RANGE.min} to ${HOST_TARGET_RANGE.max} in steps of ${HOST_TARGET_RANGE.step}`;
+const HOST_TARGETS = [
+  HOST_TARGET_RANGE.default,
+  ...range(HOST_TARGET_RANGE.min, HOST_TARGET_RANGE.max, HOST_TARGET_RANGE.step).filter(
+    (t) => t !== HOST_TARGET_RANGE.default,
+  ),
+];
 
 const seatPips = (hands: readonly (readonly Tile[])[]): number[] => hands.map(handPips);
 

@@ -1,7 +1,8 @@
 import type { Tile } from './tiles';
 
-export type Variant = 'partnership' | 'draw' | 'five-tile';
-export const VARIANTS: readonly Variant[] = ['partnership', 'draw', 'five-tile'];
+/** The three games (RULES.md): every other package takes this list, or the type made of it. */
+export const VARIANTS = ['partnership', 'draw', 'five-tile'] as const;
+export type Variant = (typeof VARIANTS)[number];
 
 /**
  * An open end of the board. Partnership and draw boards have exactly two, `left` and `right` (P7).
@@ -37,9 +38,13 @@ export type Action =
   | { readonly type: 'draw'; readonly seat: number };
 
 /** Who made an action: the player, the table at a deadline (P16/P17), or the table at once (auto-pass, locked board). */
-export type ActionOrigin = 'player' | 'deadline' | 'auto';
+export const ACTION_ORIGINS = ['player', 'deadline', 'auto'] as const;
+export type ActionOrigin = (typeof ACTION_ORIGINS)[number];
 
-/** An applied action. `drawn` is the tile a draw took: private to the drawer until the reveal. */
+/**
+ * An applied action. `drawn` is the tile a draw took: private to the drawer until the reveal, so
+ * a seat view's log (`seatView`) leaves it out of the other seats' draws.
+ */
 export type LogEntry = Action & { readonly by: ActionOrigin; readonly drawn?: Tile };
 
 /** A public pass announcement: who passed and on which end numbers (P10). */
@@ -87,7 +92,8 @@ export interface MatchConfig {
   readonly oneRound: boolean;
 }
 
-export type MatchPhase = 'ready' | 'playing' | 'between-rounds' | 'over';
+export const MATCH_PHASES = ['ready', 'playing', 'between-rounds', 'over'] as const;
+export type MatchPhase = (typeof MATCH_PHASES)[number];
 
 export interface RoundSummary {
   readonly number: number;
@@ -113,9 +119,6 @@ export interface MatchResult {
   readonly scores: readonly number[];
 }
 
-/** A log entry as another seat may see it: a draw hides the tile drawn. */
-export type PublicLogEntry = Action & { readonly by: ActionOrigin; readonly drawn?: Tile };
-
 /** Everything one seat may know. Other hands are counts until the round's reveal (P12). */
 export interface SeatView {
   readonly variant: Variant;
@@ -136,7 +139,8 @@ export interface SeatView {
   readonly turn: number | null;
   readonly opener: number | null;
   readonly passes: readonly PassRecord[];
-  readonly log: readonly PublicLogEntry[];
+  /** Other seats' draws without `drawn` (the tile stays private until the reveal). */
+  readonly log: readonly LogEntry[];
   /** This seat's legal actions, in the order the table would pick at a deadline (P16). */
   readonly legal: readonly Action[];
   readonly roundResult: RoundResult | null;

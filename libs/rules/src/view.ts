@@ -1,8 +1,8 @@
 import { legalActions, matchResult, rulesOf } from './match';
-import type { LogEntry, MatchState, PublicLogEntry, SeatView } from './types';
+import type { LogEntry, MatchState, SeatView } from './types';
 
 /** A log entry as `seat` may see it: the tile another seat drew stays hidden until the reveal. */
-function publicEntry(entry: LogEntry, seat: number, revealed: boolean): PublicLogEntry {
+function publicEntry(entry: LogEntry, seat: number, revealed: boolean): LogEntry {
   if (entry.type !== 'draw' || entry.drawn === undefined || entry.seat === seat || revealed) return entry;
   return { type: 'draw', seat: entry.seat, by: entry.by };
 }

@@ -5,6 +5,7 @@ import {
   CreateTableRequestSchema,
   describeIssues,
   IdentityRequestSchema,
+  intentIds,
   TABLE_CODE_ALPHABET,
   TABLE_CODE_LENGTH,
   type CreateTableRequest,
@@ -12,7 +13,7 @@ import {
   type IdentityResponse,
   type TableSummary,
 } from '@dominoes/protocol';
-import { createMatch } from '@dominoes/rules';
+import { createMatch, HOST_TARGETS_TEXT, RULE_SETS, VARIANTS } from '@dominoes/rules';
 import type { Clock, Logger } from '@dominoes/platform';
 import { signToken, verifyToken } from '../auth/tokens';
 import type { GatewayConfig } from '../config';
@@ -31,9 +32,22 @@ export function newTableCode(): string {
   return code;
 }
 
-/** The table-service refuses a `create` whose code exists with NOT_ALLOWED_NOW "table code taken". */
+/** Codes drawn for one table: the table-service refuses a `create` whose code exists with TABLE_CODE_TAKEN. */
 const CODE_ATTEMPTS = 5;
-const isCodeTaken = (code: string, message: string) => code === 'NOT_ALLOWED_NOW' && /taken/i.test(message);
+
+/** The rules' seat counts in words: "2 to 4; 4 for partnership". */
+const SEAT_COUNTS_TEXT = ((): string => {
+  const sets = VARIANTS.map((v) => RULE_SETS[v]);
+  const range = `${Math.min(...sets.map((r) => r.minSeats))} to ${Math.max(...sets.map((r) => r.maxSeats))}`;
+  const fixed = sets.filter((r) => r.minSeats === r.maxSeats).map((r) => `${r.minSeats} for ${r.variant}`);
+  return [range, ...fixed].join('; ');
+})();
+
+/** The rules' variants in words: "'partnership', 'draw' or 'five-tile'". */
+const VARIANTS_TEXT = ((): string => {
+  const quoted = VARIANTS.map((v) => `'${v}'`);
+  return `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
+})();
 
 /** Which error code a failed check of the create-table body gets: the field decides. */
 function createTableError(
@@ -49,17 +63,12 @@ function createTableError(
     return new ApiError(
       400,
       'INVALID_TARGET',
-      `The target must be a whole number from 50 to 500 in steps of 50; got ${got}.`,
+      `The target must be a whole number ${HOST_TARGETS_TEXT}; got ${got}.`,
     );
   }
   if (field === 'seats')
-    return new ApiError(
-      400,
-      'INVALID_SEAT_COUNT',
-      'seats must be a whole number (2 to 4; 4 for partnership).',
-    );
-  if (field === 'variant')
-    return new ApiError(400, 'INVALID_CONFIG', "variant must be 'partnership', 'draw' or 'five-tile'.");
+    return new ApiError(400, 'INVALID_SEAT_COUNT', `seats must be a whole number (${SEAT_COUNTS_TEXT}).`);
+  if (field === 'variant') return new ApiError(400, 'INVALID_CONFIG', `variant must be ${VARIANTS_TEXT}.`);
   if (field === 'oneRound') return new ApiError(400, 'INVALID_CONFIG', 'oneRound must be true or false.');
   return new ApiError(
     400,
@@ -118,7 +127,7 @@ export class ApiController {
     for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
       const code = newTableCode();
       const outcome = await this.intents.request({
-        intentId: `${player.id}:create:${code}`,
+        intentId: intentIds.create(player.id, code),
         tableId: code,
         player,
         connectionId: null,
@@ -130,7 +139,7 @@ export class ApiController {
         this.logger.info({ player: player.id, tableId: code, variant: config.variant }, 'table created');
         return { tableId: code, link: `${this.config.publicUrl}/t/${code}` };
       }
-      if (isCodeTaken(outcome.code, outcome.message)) continue;
+      if (outcome.code === 'TABLE_CODE_TAKEN') continue;
       this.logger.info({ player: player.id, code: outcome.code }, 'table not created');
       // TOO_MANY_TABLES: the host has MAX_OPEN_TABLES_PER_HOST open tables already (table-service).
       const status = outcome.code === 'UNAVAILABLE' ? 503 : outcome.code === 'TOO_MANY_TABLES' ? 429 : 400;

@@ -7,7 +7,7 @@ import {
   ShardedStreamsClient,
   type Logger,
 } from '@dominoes/platform';
-import type { ErrorCode, IntentEnvelope, IntentReply } from '@dominoes/protocol';
+import { intentName, type ErrorCode, type IntentEnvelope, type IntentReply } from '@dominoes/protocol';
 import { GatewayMetrics } from '../metrics';
 import { TableReader } from '../tables/table-reader';
 import { LOGGER } from '../di';
@@ -46,7 +46,7 @@ export class IntentService {
 
   async request(unsent: IntentEnvelope): Promise<IntentOutcome> {
     const envelope = traced(unsent);
-    const type = envelope.intent.kind;
+    const type = intentName(envelope.intent);
     setSpanAttributes({ 'dominoes.table': envelope.tableId, 'dominoes.intent.id': envelope.intentId });
     try {
       const reply = await this.client.request(envelope);
@@ -121,10 +121,13 @@ export class IntentService {
     }
   }
 
-  /** Sends without waiting for a reply (presence, the view sync after a join). Never rejects. */
+  /**
+   * Dispatches: puts the intent on its stream and waits for no reply (the presence notes of sockets
+   * that left or closed), as the transport's `dispatch`. Never rejects.
+   */
   dispatch(unsent: IntentEnvelope): Promise<void> {
     const envelope = traced(unsent);
-    const type = envelope.intent.kind;
+    const type = intentName(envelope.intent);
     const sending = this.client
       .dispatch(envelope)
       .then(() => {

@@ -1,7 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import {
+  actionOfMessage,
+  connectionId,
+  intentIds,
   IntentIdSchema,
+  isActionMessage,
   MAX_FRAME_BYTES,
   MAX_SOCKET_FRAME_BYTES,
   parseClientFrame,
@@ -91,7 +95,7 @@ export class SocketHub {
       this.config.trustedProxies,
     );
     const conn = new Connection(
-      `${this.config.gatewayId}:${this.seq}`,
+      connectionId(this.config.gatewayId, this.seq),
       socket,
       this.config.rateLimit,
       this.clock.now(),
@@ -402,10 +406,10 @@ export class SocketHub {
         return;
       }
       tableId = conn.binding.tableId;
-      intent = toTableIntent(message);
+      intent = toTableIntent(message, conn.binding.seat);
     }
     const outcome = await this.intents.request(
-      this.envelope(conn, `${conn.player.id}:${message.id}`, tableId, intent, true),
+      this.envelope(conn, intentIds.player(conn.player.id, message.id), tableId, intent, true),
     );
     if (!outcome.ok) {
       this.logger.info(
@@ -421,7 +425,13 @@ export class SocketHub {
         // The socket went away while joining: the table counted it as connected, so say it is not.
         if (reply.seat !== null)
           void this.intents.dispatch(
-            this.envelope(conn, `${conn.id}:closed`, tableId, { kind: 'presence', connected: false }, false),
+            this.envelope(
+              conn,
+              intentIds.closed(conn.id),
+              tableId,
+              { kind: 'presence', connected: false },
+              false,
+            ),
           );
         return;
       }
@@ -451,7 +461,7 @@ export class SocketHub {
     // have it already).
     if (!conn.closed && conn.binding?.channel === channel) {
       void this.intents
-        .request(this.envelope(conn, `${conn.id}:sync:${conn.bindings}`, tableId, { kind: 'sync' }, true))
+        .request(this.envelope(conn, intentIds.sync(conn.id, conn.bindings), tableId, { kind: 'sync' }, true))
         .then((outcome) => {
           if (outcome.ok && conn.binding?.channel === channel) this.sendOwnView(conn, tableId, outcome.reply);
         })
@@ -469,7 +479,8 @@ export class SocketHub {
     conn.lastVersion = -1;
     this.router.remove(conn, binding.channel);
     if (presence !== null && conn.player) {
-      const intentId = presence === 'closed' ? `${conn.id}:closed` : `${conn.id}:left:${conn.bindings}`;
+      const intentId =
+        presence === 'closed' ? intentIds.closed(conn.id) : intentIds.left(conn.id, conn.bindings);
       void this.intents.dispatch(
         this.envelope(conn, intentId, binding.tableId, { kind: 'presence', connected: false }, false),
       );
@@ -522,17 +533,13 @@ export class SocketHub {
   }
 }
 
-function toTableIntent(message: Exclude<ClientIntent, { type: 'join' }>): TableIntent {
+/** A bound socket's intent; a move is the rules' action of the seat the socket is bound to. */
+function toTableIntent(message: Exclude<ClientIntent, { type: 'join' }>, seat: number): TableIntent {
+  if (isActionMessage(message)) return { kind: 'action', action: actionOfMessage(message, seat) };
   switch (message.type) {
-    case 'play':
-      return message.end === undefined
-        ? { kind: 'play', tile: message.tile }
-        : { kind: 'play', tile: message.tile, end: message.end };
     case 'autoPass':
       return { kind: 'autoPass', on: message.on };
     case 'leave':
-    case 'pass':
-    case 'draw':
     case 'startRound':
     case 'newMatch':
     case 'sync':

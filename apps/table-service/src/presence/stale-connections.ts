@@ -1,22 +1,12 @@
 import type { Clock, Logger, Redis } from '@dominoes/platform';
-import type { IntentEnvelope, IntentReply, RedisNames } from '@dominoes/protocol';
+import {
+  intentIds,
+  parseConnectionId,
+  type IntentEnvelope,
+  type IntentReply,
+  type RedisNames,
+} from '@dominoes/protocol';
 import type { TableState } from '../table/table-state';
-
-/** A connection id as the gateway makes it: `<gatewayId>:<seq>`, seq counting up from the gateway's boot epoch. */
-export interface ConnectionRef {
-  readonly gatewayId: string;
-  readonly seq: number;
-}
-
-const CONNECTION_ID = /^([A-Za-z0-9_.-]{1,64}):(\d{1,16})$/;
-
-/** The gateway and number of a connection id; null for anything else, which the sweeper leaves alone. */
-export function parseConnectionId(connectionId: string): ConnectionRef | null {
-  const match = CONNECTION_ID.exec(connectionId);
-  if (!match) return null;
-  const seq = Number(match[2]);
-  return Number.isSafeInteger(seq) ? { gatewayId: match[1]!, seq } : null;
-}
 
 /** What the sweeper needs of the TableEngine. */
 export interface SweptEngine {
@@ -176,7 +166,7 @@ export class StaleConnectionSweeper {
     const player = table.seats[seat];
     if (!player || !owns(table.id)) return false;
     const envelope: IntentEnvelope = {
-      intentId: `${connectionId}:closed`,
+      intentId: intentIds.closed(connectionId),
       tableId: table.id,
       player: { id: player.playerId, name: player.name },
       connectionId,

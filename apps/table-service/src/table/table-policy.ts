@@ -4,6 +4,7 @@ import {
   createMatch,
   deadlineAction,
   deadlineAfterDisconnect,
+  deadlineAfterReconnect,
   breakDeadline,
   matchResult,
   startRound,
@@ -14,7 +15,7 @@ import {
   type MatchState,
   type Rng,
 } from '@dominoes/rules';
-import type { ErrorCode, IntentEnvelope, TableIntent } from '@dominoes/protocol';
+import type { ErrorCode, IntentEnvelope } from '@dominoes/protocol';
 import type { TableEvent } from './table-events';
 import {
   CONNECTIONS_KEPT_PER_SEAT,
@@ -251,7 +252,6 @@ function join(
     // A player who comes back with the same identity returns to the same seat.
     const seat = table.seats[existing]!;
     if (connectionId && !seat.connections.includes(connectionId)) {
-      // Reconnecting gives no time back (P17): the clock is left as it is.
       const connections = withConnection(seat.connections, connectionId);
       change.setSeat(existing, { ...seat, connections });
       change.emit({
@@ -259,6 +259,12 @@ function join(
         seat: existing,
         payload: { connected: true, connections: connections.length },
       });
+      // P17: a seat that comes back during its turn gets no time back (libs/rules: the clock stays).
+      const deadline = change.table.deadline;
+      if (seat.connections.length === 0 && deadline?.kind === 'turn' && deadline.seat === existing) {
+        const at = deadlineAfterReconnect(deadline.at);
+        if (at !== deadline.at) change.setDeadline('turn', at, existing);
+      }
     }
     return existing;
   }
@@ -325,21 +331,6 @@ function leave(change: Change, seat: number): void {
   }
 }
 
-function ruleAction(intent: TableIntent, seat: number): Action | null {
-  switch (intent.kind) {
-    case 'play':
-      return intent.end === undefined
-        ? { type: 'play', seat, tile: intent.tile }
-        : { type: 'play', seat, tile: intent.tile, end: intent.end };
-    case 'pass':
-      return { type: 'pass', seat };
-    case 'draw':
-      return { type: 'draw', seat };
-    default:
-      return null;
-  }
-}
-
 function onDeadline(change: Change, key: string): Decision | null {
   const deadline = change.table.deadline;
   // An out-of-date deadline (the turn moved on, the clock was reset) changes nothing.
@@ -381,7 +372,7 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
     const refused = onDeadline(change, intent.key);
     return refused ?? finish(null);
   }
-  if (intent.kind === 'create') return refuse('NOT_ALLOWED_NOW', 'table code taken');
+  if (intent.kind === 'create') return refuse('TABLE_CODE_TAKEN', 'table code taken');
   const player = envelope.player;
   if (player === null) return refuse('UNAUTHENTICATED', 'This intent needs a player.');
   if (table.status === 'closed') {
@@ -428,12 +419,14 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
       if (table.status !== 'finished') return refuse('MATCH_NOT_OVER', 'The match is not over yet.');
       change.startMatch();
       return finish(seat);
-    case 'play':
-    case 'pass':
-    case 'draw': {
+    case 'action': {
+      // The gateway names the seat its socket is bound to; a socket left bound to a seat its player
+      // no longer holds moves nobody's tiles.
+      if (intent.action.seat !== seat)
+        return refuse('NOT_SEATED', `You sit at seat ${seat}, not seat ${intent.action.seat}.`);
       if (table.match === null || table.status !== 'playing')
         return refuse('NO_ROUND_IN_PLAY', 'No round is in play.');
-      const refused = change.act(ruleAction(intent, seat)!, 'player');
+      const refused = change.act(intent.action, 'player');
       if (refused) return refused;
       change.settle();
       return finish(seat);

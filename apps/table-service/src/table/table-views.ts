@@ -1,5 +1,5 @@
 import { seatView, rulesOf } from '@dominoes/rules';
-import { seatViewFromRules, type TableView } from '@dominoes/protocol';
+import type { TableView } from '@dominoes/protocol';
 import { isConnected, type TableState } from './table-state';
 
 /** What the player at `seat` sees: the table around them and the rules' view of their seat only. */
@@ -23,7 +23,7 @@ export function tableView(table: TableState, seat: number): TableView {
     clock: table.deadline
       ? { kind: table.deadline.kind, seat: table.deadline.seat, deadline: table.deadline.at }
       : null,
-    game: table.match ? seatViewFromRules(seatView(table.match, seat)) : null,
+    game: table.match ? seatView(table.match, seat) : null,
   };
 }
 

@@ -2,15 +2,16 @@ import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { SpanKind, withRemoteParent, type Logger, type Redis } from '@dominoes/platform';
 import {
+  INTENT_FIELD,
   INTENT_GROUP,
+  INTENT_PATTERN,
   IntentEnvelopeSchema,
+  intentName,
   type IntentEnvelope,
   type IntentReply,
   type RedisNames,
 } from '@dominoes/protocol';
 import { ShardLeases, type LeaseTiming } from '../shards/shard-leases';
-
-export const INTENT_PATTERN = 'intent';
 
 export interface ShardedStreamsOptions {
   readonly redis: Redis;
@@ -134,7 +135,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
             '>',
           )) as [string, StreamEntry[]][] | null;
           const entries = result?.[0]?.[1] ?? [];
-          await this.dispatch(stream, shard, entries, pending, onFailure);
+          await this.startAll(stream, shard, entries, pending, onFailure);
           if (failed) {
             // Once this shard's intents under way are done, so that none of them is claimed twice.
             await Promise.allSettled([...pending]);
@@ -198,7 +199,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
    * MAX_IN_FLIGHT_PER_SHARD under way. Waiting for a whole batch before reading the next made every
    * table of the shard wait for the slowest intent of the batch (docs/performance.md).
    */
-  private async dispatch(
+  private async startAll(
     stream: string,
     shard: number,
     entries: StreamEntry[],
@@ -219,7 +220,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
 
   private async processAll(stream: string, shard: number, entries: StreamEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    // Dispatched in stream order; the engine keeps each table's intents in that order.
+    // Started in stream order; the engine keeps each table's intents in that order.
     const work = entries.map((entry) => this.track(this.process(stream, shard, entry)));
     await Promise.all(work);
   }
@@ -234,7 +235,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
 
   private async process(stream: string, shard: number, [id, fields]: StreamEntry): Promise<void> {
     const { logger } = this.options;
-    const raw = fields[fields.indexOf('m') + 1];
+    const raw = fields[fields.indexOf(INTENT_FIELD) + 1];
     let envelope: IntentEnvelope;
     try {
       const parsed = IntentEnvelopeSchema.safeParse(JSON.parse(raw ?? ''));
@@ -248,7 +249,7 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
     // A child of the sender's span (the gateway's ws.intent, the timer's deadline.fire).
     await withRemoteParent(
       envelope.traceparent,
-      `table.intent ${envelope.intent.kind}`,
+      `table.intent ${intentName(envelope.intent)}`,
       () => this.answer(stream, id, envelope),
       {
         kind: SpanKind.CONSUMER,

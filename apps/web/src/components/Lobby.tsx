@@ -3,19 +3,22 @@ import type { CreateTableRequest } from '@dominoes/protocol';
 import { useI18n } from '../i18n';
 import { codeFrom, navigate, useSession } from '../hooks';
 import { problemOf } from '../session';
-import type { RuleVariant } from '../rules/texts';
+import { HOST_TARGET_RANGE, RULE_SETS, VARIANTS, type Variant } from '@dominoes/rules';
 import { NameForm } from './NameForm';
 
-const VARIANTS: readonly RuleVariant[] = ['partnership', 'draw', 'five-tile'];
-/** The choices offered; the server (libs/rules) has the last word and refuses anything else (P19). */
-const TARGETS = Array.from({ length: 10 }, (_, i) => (i + 1) * 50);
+/** The choices offered, from the rules (P19); the server (libs/rules) has the last word and refuses anything else. */
+const targetsOf = (variant: Variant): number[] => [...RULE_SETS[variant].targets].sort((a, b) => a - b);
+const seatCountsOf = (variant: Variant): number[] => {
+  const { minSeats, maxSeats } = RULE_SETS[variant];
+  return Array.from({ length: maxSeats - minSeats + 1 }, (_, i) => minSeats + i);
+};
 
-export function Lobby({ onRules }: { readonly onRules: (variant: RuleVariant) => void }) {
+export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => void }) {
   const { t } = useI18n();
   const [state, session] = useSession();
   const id = useId();
-  const [variant, setVariant] = useState<RuleVariant>('partnership');
-  const [target, setTarget] = useState(100);
+  const [variant, setVariant] = useState<Variant>('partnership');
+  const [target, setTarget] = useState<number>(HOST_TARGET_RANGE.default);
   const [seats, setSeats] = useState(4);
   const [oneRound, setOneRound] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -93,7 +96,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: RuleVariant) =>
                   onChange={(e) => setTarget(Number(e.target.value))}
                   aria-describedby={`${id}-target-hint`}
                 >
-                  {TARGETS.map((n) => (
+                  {targetsOf(variant).map((n) => (
                     <option key={n} value={n}>
                       {t.points(n)}
                     </option>
@@ -113,7 +116,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: RuleVariant) =>
                   value={seats}
                   onChange={(e) => setSeats(Number(e.target.value))}
                 >
-                  {[2, 3, 4].map((n) => (
+                  {seatCountsOf(variant).map((n) => (
                     <option key={n} value={n}>
                       {t.seatsOption(n)}
                     </option>

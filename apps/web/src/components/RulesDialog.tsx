@@ -1,8 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useI18n } from '../i18n';
-import { RULES_TEXT, type RuleVariant } from '../rules/texts';
-
-const VARIANTS: readonly RuleVariant[] = ['partnership', 'draw', 'five-tile'];
+import { VARIANTS, type Variant } from '@dominoes/rules';
+import { RULES_TEXT } from '../rules/texts';
 
 /** The short rules of each rule set, in the page's language, as a modal dialog with one tab per game. */
 export function RulesDialog({
@@ -11,12 +10,12 @@ export function RulesDialog({
   onClose,
 }: {
   readonly open: boolean;
-  readonly initial: RuleVariant;
+  readonly initial: Variant;
   readonly onClose: () => void;
 }) {
   const { t, lang } = useI18n();
   const ref = useRef<HTMLDialogElement>(null);
-  const [variant, setVariant] = useState<RuleVariant>(initial);
+  const [variant, setVariant] = useState<Variant>(initial);
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
 
   useEffect(() => {
@@ -36,7 +35,7 @@ export function RulesDialog({
     event.preventDefault();
     const rtl = document.documentElement.dir === 'rtl';
     const next = (index + (rtl ? -step : step) + VARIANTS.length) % VARIANTS.length;
-    setVariant(VARIANTS[next] as RuleVariant);
+    setVariant(VARIANTS[next] as Variant);
     tabs.current[next]?.focus();
   };
 

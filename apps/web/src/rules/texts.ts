@@ -1,3 +1,4 @@
+import type { Variant } from '@dominoes/rules';
 import type { Lang } from '../i18n';
 
 /**
@@ -6,14 +7,12 @@ import type { Lang } from '../i18n';
  * documents (seeds 000, 002, 003) where it fits.
  */
 
-export type RuleVariant = 'partnership' | 'draw' | 'five-tile';
-
 export interface RulesPage {
   readonly intro: string;
   readonly points: readonly string[];
 }
 
-type RulesBook = Record<RuleVariant, RulesPage> & { readonly clock: string; readonly readingNote: string };
+type RulesBook = Record<Variant, RulesPage> & { readonly clock: string; readonly readingNote: string };
 
 const en: RulesBook = {
   partnership: {

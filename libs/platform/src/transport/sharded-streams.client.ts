@@ -1,5 +1,8 @@
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import {
+  INTENT_FIELD,
+  INTENT_PATTERN,
+  INTENT_STREAM_MAXLEN,
   IntentEnvelopeSchema,
   IntentReplySchema,
   redisNames,
@@ -11,11 +14,6 @@ import { firstValueFrom, lastValueFrom } from 'rxjs';
 import type Redis from 'ioredis';
 import { createRedis } from '../redis';
 
-/** The one message pattern on the intent streams. */
-export const INTENT_PATTERN = 'intent';
-/** The stream field that holds the JSON envelope. */
-export const INTENT_FIELD = 'm';
-export const DEFAULT_INTENT_STREAM_MAXLEN = 100_000;
 export const DEFAULT_REPLY_TIMEOUT_MS = 10_000;
 /** A writer command (XADD, PING) that Redis has not answered in this long fails (ioredis commandTimeout). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
@@ -139,7 +137,7 @@ export class ShardedStreamsClient extends ClientProxy {
     super();
     this.names = redisNames(options.prefix);
     this.replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
-    this.maxLen = options.maxLen ?? DEFAULT_INTENT_STREAM_MAXLEN;
+    this.maxLen = options.maxLen ?? INTENT_STREAM_MAXLEN;
     this.stallMs = options.stallMs ?? DEFAULT_STALL_MS;
     const expiry = options.intentExpiryMs;
     if (expiry !== undefined && expiry > this.replyTimeoutMs - EXPIRY_MARGIN_MS) {
@@ -379,7 +377,10 @@ export class ShardedStreamsClient extends ClientProxy {
     return firstValueFrom(this.send<IntentReply, IntentEnvelope>(INTENT_PATTERN, envelope));
   }
 
-  /** `emit` as a promise: resolves with the stream entry id once Redis has it. */
+  /**
+   * `emit` as a promise (Nest's `dispatchEvent`): the intent goes on its stream, and no reply is
+   * waited for. Resolves with the stream entry id once Redis has it.
+   */
   dispatch(envelope: IntentEnvelope): Promise<string> {
     return lastValueFrom(this.emit<string, IntentEnvelope>(INTENT_PATTERN, envelope));
   }
