@@ -1,9 +1,11 @@
 /**
- * The command line, parsed by hand (no dependency): `--name value` or `--name=value`, flags alone.
- * Every problem is an ArgError with a sentence that says what was expected.
+ * The command line: `--name value` or `--name=value`, flags alone. Node's `parseArgs` reads it, the
+ * rules library checks the table (variant, seats, target), and every problem is an ArgError with a
+ * sentence that says what was expected.
  */
+import { parseArgs as readArgv, type ParseArgsConfig } from 'node:util';
+import { createMatch, RULE_SETS, VARIANTS, type Variant } from '@dominoes/rules';
 
-export type Variant = 'partnership' | 'draw' | 'five-tile';
 export type Mode = 'play' | 'idle';
 
 export interface MetricsTarget {
@@ -59,10 +61,10 @@ export const USAGE = `Usage: npm run loadtest -- [options]
 
   --url URL            gateway base URL (default http://localhost:8080)
   --tables N           tables to open (default 10)
-  --variant V          partnership | draw | five-tile (default partnership)
-  --seats N            seats per table, 2-4 (partnership: always 4; default 4)
-  --target N           points to win a match (default 500, five-tile: 100); a finished
-                       match is followed by a new one, started by the host
+  --variant V          ${VARIANTS.join(' | ')} (default partnership)
+  --seats N            seats per table, as many as the variant allows (default: the most)
+  --target N           points to win a match, one the variant allows (default: the highest);
+                       a finished match is followed by a new one, started by the host
   --think A-Bs         think time before each move, uniform in [A, B] (default 1-3s; 0 = none)
   --ramp T             open the tables evenly over T (default 30s)
   --duration T         measure for T after the ramp (default 5m)
@@ -117,9 +119,13 @@ export function parseThink(text: string): [number, number] {
   return [min, max];
 }
 
-function parseWhole(text: string, flag: string, min: number, max: number): number {
+function wholeNumber(text: string, flag: string): number {
   if (!/^\d+$/.test(text.trim())) throw new ArgError(`${flag} must be a whole number; got "${text}".`);
-  const value = Number(text);
+  return Number(text);
+}
+
+function parseWhole(text: string, flag: string, min: number, max: number): number {
+  const value = wholeNumber(text, flag);
   if (value < min || value > max) throw new ArgError(`${flag} must be from ${min} to ${max}; got ${value}.`);
   return value;
 }
@@ -179,94 +185,142 @@ export function parseMetrics(text: string): MetricsTarget[] {
     });
 }
 
-const VARIANTS: readonly Variant[] = ['partnership', 'draw', 'five-tile'];
-const FLAGS = new Set(['sockets-only', 'quiet', 'help', 'local-procs']);
+/** Every option, with its default. Flags may also be written `--flag=true` or `--flag=false`. */
+const OPTIONS = {
+  url: { type: 'string', default: 'http://localhost:8080' },
+  tables: { type: 'string', default: '10' },
+  variant: { type: 'string', default: 'partnership' },
+  seats: { type: 'string' },
+  target: { type: 'string' },
+  think: { type: 'string', default: '1-3s' },
+  ramp: { type: 'string', default: '30s' },
+  duration: { type: 'string', default: '5m' },
+  mode: { type: 'string', default: 'play' },
+  'sockets-only': { type: 'boolean' },
+  settle: { type: 'string', default: '60s' },
+  metrics: { type: 'string' },
+  'metrics-interval': { type: 'string', default: '5s' },
+  out: { type: 'string' },
+  seed: { type: 'string', default: '1' },
+  'reply-timeout': { type: 'string', default: '10s' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean' },
+  'redis-url': { type: 'string' },
+  'database-url': { type: 'string' },
+  'local-procs': { type: 'boolean' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+type OptionName = keyof typeof OPTIONS;
+type StringOption = {
+  [K in OptionName]: (typeof OPTIONS)[K]['type'] extends 'string' ? K : never;
+}[OptionName];
+
+/**
+ * Reads argv with `parseArgs` (not strict: the checks below say what is wrong in the tool's own words).
+ * A value that looks like another option (`--tables --quiet`) is a missing value.
+ */
+function readOptions(argv: readonly string[]) {
+  const { values, tokens } = readArgv({
+    args: [...argv],
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const given = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || !token.rawName.startsWith('--'))
+      throw new ArgError(`Unexpected argument "${argv[token.index]}". See --help.`);
+    if (!Object.hasOwn(OPTIONS, token.name))
+      throw new ArgError(`Unknown option --${token.name}. See --help.`);
+    const { value } = token;
+    if (OPTIONS[token.name as OptionName].type === 'boolean') {
+      if (value !== undefined && value !== 'true' && value !== 'false')
+        throw new ArgError(`--${token.name} takes no value.`);
+    } else if (value === undefined || (!token.inlineValue && value.startsWith('--') && value.length > 2)) {
+      throw new ArgError(`--${token.name} needs a value.`);
+    }
+    given.add(token.name);
+  }
+  return {
+    given: (name: OptionName): boolean => given.has(name),
+    flag: (name: OptionName): boolean => values[name] === true || values[name] === 'true',
+    text: (name: StringOption): string | undefined => values[name] as string | undefined,
+  };
+}
+
+/** The table: variant, seats and target as the rules allow them (the rules' own refusals). */
+function readTable(options: ReturnType<typeof readOptions>): {
+  variant: Variant;
+  seats: number;
+  target: number;
+} {
+  const variantText = options.text('variant') as string;
+  if (!(VARIANTS as readonly string[]).includes(variantText))
+    throw new ArgError(
+      `--variant must be ${VARIANTS.slice(0, -1).join(', ')} or ${VARIANTS.at(-1)}; got "${variantText}".`,
+    );
+  const variant = variantText as Variant;
+  const rules = RULE_SETS[variant];
+  const seatsText = options.text('seats');
+  const seats = seatsText === undefined ? rules.maxSeats : wholeNumber(seatsText, '--seats');
+  // By default the longest match the variant allows: a load test plays long matches.
+  const targetText = options.text('target');
+  const target = targetText === undefined ? Math.max(...rules.targets) : wholeNumber(targetText, '--target');
+  const created = createMatch({ variant, seats, target });
+  if (!created.ok) {
+    const flags: Partial<Record<string, string>> = {
+      INVALID_SEAT_COUNT: '--seats',
+      INVALID_TARGET: '--target',
+    };
+    const flag = flags[created.error.code] ?? '--variant';
+    throw new ArgError(`${flag} (${variant}): ${created.error.message}`);
+  }
+  return { variant, seats, target };
+}
 
 /** Parses argv (without node and the script); returns null when --help was asked for. */
 export function parseArgs(argv: readonly string[], platform: string = process.platform): LoadConfig | null {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) throw new ArgError(`Unexpected argument "${arg}". See --help.`);
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-    let value: string;
-    if (FLAGS.has(name)) {
-      value = eq > 0 ? arg.slice(eq + 1) : 'true';
-    } else if (eq > 0) {
-      value = arg.slice(eq + 1);
-    } else {
-      const next = argv[i + 1];
-      if (next === undefined || (next.startsWith('--') && next.length > 2))
-        throw new ArgError(`--${name} needs a value.`);
-      value = next;
-      i++;
-    }
-    if (!KNOWN.has(name)) throw new ArgError(`Unknown option --${name}. See --help.`);
-    values.set(name, value);
-  }
-  if (values.has('help')) return null;
-  const flag = (name: string): boolean => {
-    const v = values.get(name);
-    if (v === undefined || v === 'false') return false;
-    if (v === 'true') return true;
-    throw new ArgError(`--${name} takes no value.`);
-  };
+  const options = readOptions(argv);
+  if (options.given('help')) return null;
+  const text = (name: StringOption): string => options.text(name) as string;
+  const { variant, seats, target } = readTable(options);
 
-  const variantText = values.get('variant') ?? 'partnership';
-  if (!VARIANTS.includes(variantText as Variant))
-    throw new ArgError(`--variant must be partnership, draw or five-tile; got "${variantText}".`);
-  const variant = variantText as Variant;
-  const seatsText = values.get('seats');
-  const seats = seatsText === undefined ? 4 : parseWhole(seatsText, '--seats', 2, 4);
-  if (variant === 'partnership' && seats !== 4)
-    throw new ArgError('--seats: a partnership table has exactly 4 seats.');
-  const targetText = values.get('target');
-  const target =
-    targetText === undefined
-      ? variant === 'five-tile'
-        ? 100
-        : 500
-      : parseWhole(targetText, '--target', 50, 500);
-  if (variant === 'five-tile' && target !== 100)
-    throw new ArgError('--target: the five-tile game is played to 100 (F8).');
-  if (target % 50 !== 0) throw new ArgError(`--target must be 50 to 500 in steps of 50; got ${target}.`);
-
-  const mode = values.get('mode') ?? 'play';
+  const mode = text('mode');
   if (mode !== 'play' && mode !== 'idle') throw new ArgError(`--mode must be play or idle; got "${mode}".`);
 
-  const metricsText = values.get('metrics');
-  const intervalMs = parseDuration(values.get('metrics-interval') ?? '5s', '--metrics-interval');
+  const metricsText = options.text('metrics');
+  const intervalMs = parseDuration(text('metrics-interval'), '--metrics-interval');
   if (intervalMs < 500) throw new ArgError('--metrics-interval must be at least 500ms.');
-  const replyTimeoutMs = parseDuration(values.get('reply-timeout') ?? '10s', '--reply-timeout');
+  const replyTimeoutMs = parseDuration(text('reply-timeout'), '--reply-timeout');
   if (replyTimeoutMs < 100) throw new ArgError('--reply-timeout must be at least 100ms.');
-  const durationMs = parseDuration(values.get('duration') ?? '5m', '--duration');
+  const durationMs = parseDuration(text('duration'), '--duration');
   if (durationMs < 1000) throw new ArgError('--duration must be at least 1s.');
-  const settleMs = parseDuration(values.get('settle') ?? '60s', '--settle');
-  const redisUrl = values.get('redis-url');
-  const databaseUrl = values.get('database-url');
-  const localProcs = flag('local-procs');
+  const settleMs = parseDuration(text('settle'), '--settle');
+  const redisUrl = options.text('redis-url');
+  const databaseUrl = options.text('database-url');
+  const localProcs = options.flag('local-procs');
   if (localProcs && platform !== 'linux')
     throw new ArgError(`--local-procs reads /proc: Linux only (this is ${platform}).`);
 
   return {
-    url: parseUrl(values.get('url') ?? 'http://localhost:8080', '--url'),
-    tables: parseWhole(values.get('tables') ?? '10', '--tables', 1, 100_000),
+    url: parseUrl(text('url'), '--url'),
+    tables: parseWhole(text('tables'), '--tables', 1, 100_000),
     variant,
     seats,
     target,
-    thinkMs: parseThink(values.get('think') ?? '1-3s'),
-    rampMs: parseDuration(values.get('ramp') ?? '30s', '--ramp'),
+    thinkMs: parseThink(text('think')),
+    rampMs: parseDuration(text('ramp'), '--ramp'),
     durationMs,
     mode,
-    socketsOnly: flag('sockets-only'),
+    socketsOnly: options.flag('sockets-only'),
     settleMs,
     metrics: metricsText === undefined ? [] : parseMetrics(metricsText),
     metricsIntervalMs: intervalMs,
-    out: values.get('out') ?? null,
-    seed: values.get('seed') ?? '1',
+    out: options.text('out') ?? null,
+    seed: text('seed'),
     replyTimeoutMs,
-    quiet: flag('quiet'),
+    quiet: options.flag('quiet'),
     redisUrl: redisUrl === undefined ? null : parseStoreUrl(redisUrl, '--redis-url', ['redis:', 'rediss:']),
     databaseUrl:
       databaseUrl === undefined
@@ -275,30 +329,6 @@ export function parseArgs(argv: readonly string[], platform: string = process.pl
     localProcs,
   };
 }
-
-const KNOWN = new Set([
-  'url',
-  'tables',
-  'variant',
-  'seats',
-  'target',
-  'think',
-  'ramp',
-  'duration',
-  'mode',
-  'sockets-only',
-  'settle',
-  'metrics',
-  'metrics-interval',
-  'out',
-  'seed',
-  'reply-timeout',
-  'quiet',
-  'help',
-  'redis-url',
-  'database-url',
-  'local-procs',
-]);
 
 /** The gateway's WebSocket URL: http → ws, https → wss, plus /ws. */
 export function wsUrlOf(httpUrl: string): string {
