@@ -112,7 +112,8 @@ describe.each(scenarioNames)('helm template with %s', (name) => {
 
   it('gives every service TABLE_SHARDS from one ConfigMap, and rolls pods when config or secrets change', () => {
     const objects = renderScenario(name);
-    const configMaps = byKind(objects, 'ConfigMap');
+    // The Grafana dashboard's ConfigMap (metrics.grafanaDashboard) is for Grafana, not the services.
+    const configMaps = byKind(objects, 'ConfigMap').filter((c) => !c.metadata.name.endsWith('-dashboard'));
     expect(configMaps).toHaveLength(1);
     expect(configMaps[0].data.TABLE_SHARDS).toMatch(/^[0-9]+$/);
     expect(configMaps[0].data.NODE_ENV).toBe('production');
@@ -306,6 +307,9 @@ describe('what each example promises', () => {
     expect(new Set(sums).size).toBe(1);
     expect(byKind(objects, 'HorizontalPodAutoscaler')).toEqual([]);
     expect(byKind(objects, 'ServiceMonitor')).toEqual([]);
+    expect(byKind(objects, 'PrometheusRule')).toEqual([]);
+    expect(find(objects, 'ConfigMap', '-config')).toBeDefined();
+    expect(objects.filter((o) => o.metadata.name.endsWith('-dashboard'))).toEqual([]);
   });
 
   it('production: external stores from existingSecret, HPAs, Ingress for WebSockets, NetworkPolicies, ServiceMonitors', () => {
@@ -338,6 +342,12 @@ describe('what each example promises', () => {
       });
       expect(monitor.metadata.labels.release).toBe('kube-prometheus-stack');
     }
+    expect(find(objects, 'PrometheusRule', 'dom-dominoes').metadata.labels.release).toBe(
+      'kube-prometheus-stack',
+    );
+    const dashboard = find(objects, 'ConfigMap', '-dashboard');
+    expect(dashboard.metadata.namespace).toBe('monitoring');
+    expect(dashboard.metadata.labels.grafana_dashboard).toBe('1');
     const ingress = find(objects, 'Ingress', '-gateway');
     expect(ingress.spec.ingressClassName).toBe('nginx');
     expect(ingress.metadata.annotations).toMatchObject({
@@ -352,7 +362,7 @@ describe('what each example promises', () => {
       name: 'DATABASE_URL',
       valueFrom: { secretKeyRef: { name: 'dominoes-secrets', key: 'DATABASE_URL' } },
     });
-    const config = byKind(objects, 'ConfigMap')[0].data;
+    const config = find(objects, 'ConfigMap', '-config').data;
     expect(config).toMatchObject({
       TABLE_SHARDS: '64',
       PUBLIC_URL: 'https://play.dominoes.example.com',
@@ -360,9 +370,11 @@ describe('what each example promises', () => {
     });
   });
 
-  it('production without the monitoring.coreos.com/v1 API renders no ServiceMonitor', () => {
+  it('production without the monitoring.coreos.com/v1 API renders no ServiceMonitor and no PrometheusRule', () => {
     const objects = render(['-f', path.join(EXAMPLES_DIR, 'production.yaml')]);
     expect(byKind(objects, 'ServiceMonitor')).toEqual([]);
+    expect(byKind(objects, 'PrometheusRule')).toEqual([]);
+    expect(find(objects, 'ConfigMap', '-dashboard')).toBeDefined(); // a ConfigMap needs no extra API
   });
 
   it('trial: bundled stores, one replica of each service, tracing off', () => {
@@ -370,7 +382,7 @@ describe('what each example promises', () => {
     for (const d of byKind(objects, 'Deployment')) expect(d.spec.replicas).toBe(1);
     expect(byKind(objects, 'StatefulSet')).toHaveLength(2);
     expect(byKind(objects, 'Ingress')).toEqual([]);
-    expect(byKind(objects, 'ConfigMap')[0].data.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(find(objects, 'ConfigMap', '-config').data.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
   });
 
   it('gateway-api: an HTTPRoute to the gateway Service, URLs built from parts and password Secrets', () => {
@@ -429,6 +441,7 @@ describe('what each example promises', () => {
       'HTTPRoute',
       'NetworkPolicy',
       'ServiceMonitor',
+      'PrometheusRule',
       'StatefulSet',
     ]) {
       expect(kinds).toContain(kind);
@@ -446,7 +459,7 @@ describe('what each example promises', () => {
     expect(pgPolicy.spec.ingress[0].ports).toEqual([{ port: 5432, protocol: 'TCP' }]);
     const egress = find(objects, 'NetworkPolicy', '-table-service').spec.egress;
     expect(egress.map((r: { ports: Array<{ port: number }> }) => r.ports[0].port)).toEqual([53, 5432, 6379]);
-    const config = byKind(objects, 'ConfigMap')[0].data;
+    const config = find(objects, 'ConfigMap', '-config').data;
     expect(config).toMatchObject({
       REDIS_PREFIX: 'dom',
       FEATURE_X: 'true',
@@ -687,7 +700,7 @@ describe('the validator itself', () => {
     expect(result.error).toMatch(/image/);
   });
 
-  it('knows the HTTPRoute and ServiceMonitor models', () => {
+  it('knows the HTTPRoute, ServiceMonitor and PrometheusRule models', () => {
     const results = validateWithKubernetesModels([
       {
         apiVersion: 'gateway.networking.k8s.io/v1',
@@ -701,7 +714,14 @@ describe('the validator itself', () => {
         metadata: { name: 'm' },
         spec: { endpoints: 3 },
       },
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        metadata: { name: 'p' },
+        spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up == 0', for: 5 }] }] },
+      },
     ]);
+    expect(results).toHaveLength(3);
     for (const r of results) expect(r.error).toMatch(/must be/);
   });
 });
@@ -720,6 +740,8 @@ describe('README.md', () => {
       'liveness',
       'readiness',
       'behavior',
+      'labels',
+      'alerts', // metrics.prometheusRule.alerts: a table of its own in the README
     ]);
     const paths: string[] = [];
     const walk = (node: unknown, prefix: string[]) => {

@@ -1,7 +1,7 @@
 // Validates Kubernetes manifests with kubernetes-models (ESM-only, so jest runs this file in a child `node`).
 // stdin: a JSON array of objects; stdout: a JSON array of { kind, name, error } (error null when valid).
-// Models: kubernetes-models (core/apps/batch/...), @kubernetes-models/prometheus-operator (ServiceMonitor),
-// @kubernetes-models/gateway-api (HTTPRoute).
+// Models: kubernetes-models (core/apps/batch/...), @kubernetes-models/prometheus-operator (ServiceMonitor,
+// PrometheusRule), @kubernetes-models/gateway-api (HTTPRoute).
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 

@@ -4,6 +4,14 @@ import type { SpanRecord } from '@dominoes/platform';
 import type { TableView } from '@dominoes/protocol';
 import { seatPlayers, type TestPlayer } from '../src/players';
 import { ARTIFACTS, TestSystem, type ServiceName } from '../src/system';
+import {
+  dashboardQueries,
+  exposedMetrics,
+  exposes,
+  loadDashboard,
+  metricNames,
+  renderAlertRules,
+} from '../../deploy/test/promql';
 
 /*
  * The services run with OTEL_TEST_SPANS_FILE: each appends every span it ends, as a JSON line, to
@@ -252,5 +260,27 @@ describe('observability: one trace per intent across the services, /metrics on e
       for (const line of text.split('\n').filter((l) => l.startsWith('# HELP dominoes_')))
         expect(line.split(' ').length).toBeGreaterThan(3);
     }
+  });
+
+  it('every metric the Grafana dashboard and the chart’s alerts query is on the /metrics of some service', async () => {
+    const exposed = (await Promise.all(SERVICES.map((s) => scrape(system, s)))).map(exposedMetrics);
+    // deploy/helm/dominoes/dashboards/dominoes.json and templates/prometheusrule.yaml as helm renders it.
+    const queries = [
+      ...dashboardQueries(loadDashboard()),
+      ...renderAlertRules().map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })),
+    ];
+    expect(queries.length).toBeGreaterThan(30);
+    const PROMETHEUS_OWN = new Set(['up']); // made by Prometheus for every target
+    const checked: string[] = [];
+    const missing: string[] = [];
+    for (const { where, expr } of queries) {
+      for (const name of metricNames(expr)) {
+        if (PROMETHEUS_OWN.has(name)) continue;
+        checked.push(name);
+        if (!exposed.some((metrics) => exposes(metrics, name))) missing.push(`${where}: ${name}`);
+      }
+    }
+    expect(new Set(checked).size).toBeGreaterThanOrEqual(15);
+    expect(missing).toEqual([]);
   });
 });
