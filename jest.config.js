@@ -48,6 +48,13 @@ module.exports = {
       ...project('e2e', slow('../')),
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
     },
+    // The image and the compose stack on a real Docker engine (issue 16): skipped without an engine, except in CI.
+    {
+      ...project('deploy', slow('../')),
+      displayName: 'docker',
+      testMatch: ['<rootDir>/docker/**/*.test.ts'],
+      moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
+    },
     // Several replicas, each killed under load (issue 6). `npm test` runs it with FAILOVER_TABLES
     // unset (60 tables, to keep CI short); `npm run test:failover` runs the issue's 200.
     {

@@ -131,11 +131,16 @@ describe('Dockerfile', () => {
     expect(validate(dockerfile).map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
   });
 
-  it('builds on node:20-bookworm-slim in named stages, and copies only from stages it has', () => {
+  it('builds on node:20-bookworm-slim in named stages, runs on the same Debian release with its node binary, and copies only from stages it has', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    expect(dockerfile).toMatch(/^ARG RUNTIME_BASE_IMAGE=debian:bookworm-slim$/m);
     const froms = dockerInstructions.filter((i) => i.keyword === 'FROM').map((i) => i.args);
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const from of froms) expect(from).toMatch(/^\$\{NODE_IMAGE\} AS [a-z]+$/);
+    for (const from of froms.slice(0, -1)) expect(from).toMatch(/^\$\{NODE_IMAGE\} AS [a-z]+$/);
+    expect(froms.at(-1)).toBe('${RUNTIME_BASE_IMAGE} AS runtime');
+    expect(dockerInstructions.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toContain(
+      '--from=node /usr/local/bin/node /usr/local/bin/node',
+    );
     const stages = froms.map((f) => f.split(' AS ')[1]);
     for (const ins of dockerInstructions.filter((i) => i.keyword === 'COPY' && i.args.includes('--from='))) {
       expect(stages).toContain(/--from=(\S+)/.exec(ins.args)![1]);

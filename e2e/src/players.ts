@@ -8,9 +8,14 @@ import {
   type SocketLike,
   type TableView,
 } from '@dominoes/protocol';
-import type { TestSystem } from './system';
 
 export const nodeSocket = (url: string): SocketLike => new WebSocket(url) as unknown as SocketLike;
+
+/** Where players find the system: a TestSystem, or any gateway (a container's, the compose stack's). */
+export interface PlayerEndpoints {
+  readonly httpUrl: string;
+  readonly wsUrl: string;
+}
 
 /** A player as a browser would be: an identity, a socket, and every frame it was sent. */
 export class TestPlayer {
@@ -30,7 +35,7 @@ export class TestPlayer {
     readonly name: string,
     readonly token: string,
     readonly playerId: string,
-    private readonly system: TestSystem,
+    private readonly system: PlayerEndpoints,
   ) {
     this.wsUrl = system.wsUrl;
     this.client = this.newClient();
@@ -98,7 +103,7 @@ export class TestPlayer {
     }
   }
 
-  static async create(system: TestSystem, name: string): Promise<TestPlayer> {
+  static async create(system: PlayerEndpoints, name: string): Promise<TestPlayer> {
     const identity = await requestIdentity(system.httpUrl, name);
     return new TestPlayer(name, identity.token, identity.playerId, system);
   }
@@ -145,7 +150,7 @@ export class TestPlayer {
 }
 
 export async function seatPlayers(
-  system: TestSystem,
+  system: PlayerEndpoints,
   names: string[],
   request: CreateTableRequest,
   wsUrlOf: (index: number) => string = () => system.wsUrl,

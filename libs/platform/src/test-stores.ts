@@ -5,8 +5,9 @@ import { checkPostgres, checkRedis } from './preflight';
 
 /**
  * Real Postgres and Redis for integration tests: DATABASE_URL / REDIS_URL when set (CI and these
- * machines); when unset, a Postgres and Redis already answering on localhost; otherwise containers
- * started with testcontainers (a laptop with Docker and nothing local). Each suite
+ * machines); when unset, a Postgres and Redis already answering on localhost; otherwise (or with
+ * TEST_STORES=containers) containers started with testcontainers (a laptop with Docker and nothing
+ * local; CI runs the store and engine suites that way too). Each suite
  * gets its own database and its own Redis key prefix, so suites can run in parallel.
  */
 export interface TestStores {
@@ -23,11 +24,15 @@ async function serverUrls(): Promise<{ postgres: string; redis: string; stop: ()
   if (process.env.DATABASE_URL && process.env.REDIS_URL) {
     return { postgres: process.env.DATABASE_URL, redis: process.env.REDIS_URL, stop: async () => undefined };
   }
-  // Unset, but a developer's own Postgres and Redis answer on localhost: use them (no Docker needed).
-  const [pgDown, redisDown] = await Promise.all([
-    process.env.DATABASE_URL ? null : checkPostgres(LOCAL_POSTGRES),
-    process.env.REDIS_URL ? null : checkRedis(LOCAL_REDIS),
-  ]);
+  // Unset, but a developer's own Postgres and Redis answer on localhost: use them (no Docker needed),
+  // unless TEST_STORES=containers asks for testcontainers anyway (CI runs the laptop's path that way).
+  const containersOnly = process.env.TEST_STORES === 'containers';
+  const [pgDown, redisDown] = containersOnly
+    ? ['TEST_STORES=containers', 'TEST_STORES=containers']
+    : await Promise.all([
+        process.env.DATABASE_URL ? null : checkPostgres(LOCAL_POSTGRES),
+        process.env.REDIS_URL ? null : checkRedis(LOCAL_REDIS),
+      ]);
   if (pgDown === null && redisDown === null) {
     return {
       postgres: process.env.DATABASE_URL ?? LOCAL_POSTGRES,
