@@ -90,8 +90,8 @@ describe('timer-service failover', () => {
     const after = logLength();
     // Every table goes on moving with only the surviving timer: about one move a second, except a
     // table whose job the killed timer held. That job stays locked until BullMQ sees it stalled
-    // (lockDuration 10 s), and meanwhile the table-service's overdue sweep fires each of its
-    // deadlines OVERDUE_GRACE_MS (2 s) late, at the next sweep: a move every 3–5 s, at least 2 in 12 s.
+    // (lockDuration 3 s, checked every second) and a live worker fires it: 3-5 s late, then one a
+    // second again, at least 2 in 12 s (decision 0011).
     after.forEach((n, i) => expect(n - before[i]!).toBeGreaterThanOrEqual(2));
     for (const t of tables) {
       const log = t.players[0]!.view!.game!.log;

@@ -51,8 +51,8 @@ describe('Redis restart: kill -9 Redis mid-match, start an empty one on the same
       breakMs: 1000,
       env: {
         REDIS_URL: redis.url,
-        // The table-service's own overdue sweep would hide a deadline that was never set again:
-        // here every deadline must come from a BullMQ job (rebuilt from Postgres, or set after).
+        // The table-service's safety net would set again a deadline the rebuild never set (once it is
+        // that late): here every deadline must come from a job rebuilt from Postgres, or set after.
         OVERDUE_GRACE_MS: '60000',
       },
     });

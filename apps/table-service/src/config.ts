@@ -6,7 +6,7 @@ import { DEFAULT_TABLE_LIMITS, type TableLimits } from './table/table-policy';
 export interface TableServiceConfig extends BaseConfig {
   readonly port: number;
   readonly replicaId: string;
-  /** A deadline this late with no firing is fired by the table-service itself. */
+  /** A deadline this late with no firing gets its job set again, due now (decision 0011). */
   readonly overdueGraceMs: number;
   /** How often the seats' connection ids are checked against the gateways' heartbeats. */
   readonly presenceSweepMs: number;

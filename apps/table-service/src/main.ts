@@ -63,8 +63,6 @@ async function bootstrap(): Promise<void> {
   });
   const keeper = new DeadlineKeeper(
     queue,
-    redis,
-    names,
     config.tableShards,
     store,
     engine,

@@ -1,5 +1,4 @@
-import { createLogger, systemClock, type DeadlineQueue, type Redis } from '@dominoes/platform';
-import { redisNames } from '@dominoes/protocol';
+import { createLogger, systemClock, type DeadlineQueue } from '@dominoes/platform';
 import { DeadlineKeeper } from '../src/deadlines/deadline-keeper';
 import type { TableEngine } from '../src/table/table-engine';
 import type { Deadline, TableState } from '../src/table/table-state';
@@ -20,19 +19,20 @@ class RecordingKeeper extends DeadlineKeeper {
 }
 
 describe('deadline keeper: rebuilding the deadlines of a shard taken (again)', () => {
-  /** The engine's copy of each table (loaded from Postgres when it has none). */
+  /** The engine's copy of each table it has in memory (the query's row is used when it has none). */
   const copies = new Map<string, Deadline | null>();
   const stored: { id: string; state: TableState }[] = [];
   const engine = {
-    load: async (id: string) => (copies.has(id) ? ({ id, deadline: copies.get(id) } as TableState) : null),
+    cachedTable: (id: string) =>
+      copies.has(id) ? ({ id, deadline: copies.get(id) } as TableState) : undefined,
     cachedTables: () => [],
   } as unknown as TableEngine;
-  const store = { openTableIds: async () => stored.map((t) => t.id) } as unknown as TableStore;
+  const store = {
+    openTableDeadlines: async () => stored.map((t) => ({ id: t.id, deadline: t.state.deadline })),
+  } as unknown as TableStore;
   const keeper = () =>
     new RecordingKeeper(
       {} as DeadlineQueue,
-      {} as Redis,
-      redisNames('test_keeper'),
       1,
       store,
       engine,

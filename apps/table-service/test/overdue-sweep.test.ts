@@ -1,14 +1,16 @@
 import {
+  createDeadlineQueue,
   createLogger,
   createPrisma,
   runMigrations,
   type Clock,
   type DeadlineQueue,
   type PrismaClient,
-  type Redis,
 } from '@dominoes/platform';
 import { shardOf, type IntentEnvelope } from '@dominoes/protocol';
 import { TestPostgresServer } from '../../../e2e/src/postgres-server';
+import type { TimerApp } from '../../timer-service/src/timer-app';
+import { startTestTimer } from '../../timer-service/test/support';
 import { DeadlineKeeper } from '../src/deadlines/deadline-keeper';
 import type { TableEngine } from '../src/table/table-engine';
 import { TableStore } from '../src/table/table-store';
@@ -19,24 +21,25 @@ const SHARDS = 4;
 /**
  * Issue 11 §1: a deadline that fires while Postgres is down (a private Postgres, killed with -9 and
  * started again). The failed intent drops the table from the engine's memory and uses the
- * deadline's job up, so the sweep must load the table again once Postgres is back, and fire it.
+ * deadline's job up, so the sweep must load the table again once Postgres is back, and set its job
+ * again; the timer-service (a real one, on the harness's Redis) fires it (decision 0011).
  */
 describe('overdue sweep on real Postgres and Redis', () => {
   let harness: EngineHarness;
   let postgres: TestPostgresServer;
   let prisma: PrismaClient;
+  let timer: TimerApp;
+  let queue: DeadlineQueue;
   /** An engine on the private Postgres (Redis is the harness's). */
   const engine = () => harness.engine({ store: new TableStore(prisma) });
   const keeper = (
     onEngine: TableEngine,
     clock: Clock,
     owns: ((tableId: string) => boolean) | undefined,
-    client: Redis = harness.redis,
+    jobs: DeadlineQueue = queue,
   ) =>
     new DeadlineKeeper(
-      {} as DeadlineQueue, // never used: the sweep sends intents, it sets no job
-      client,
-      harness.names,
+      jobs,
       SHARDS,
       new TableStore(prisma),
       onEngine,
@@ -65,8 +68,13 @@ describe('overdue sweep on real Postgres and Redis', () => {
     sentAt: Date.now(),
     intent: { kind: 'deadline', key, dueAt },
   });
-  /** The deadline intents in the table's shard stream. */
+  /** The deadline intents in the table's shard stream, once the timer-service has fired every job due. */
   const firedIn = async (tableId: string) => {
+    for (let i = 0; i < 200; i++) {
+      const counts = await queue.getJobCounts('wait', 'active', 'prioritized', 'delayed');
+      if (Object.values(counts).every((n) => n === 0)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const entries = await harness.redis.xrange(
       harness.names.intentStream(shardOf(tableId, SHARDS)),
       '-',
@@ -85,8 +93,15 @@ describe('overdue sweep on real Postgres and Redis', () => {
     const url = postgres.url.replace(/\/postgres$/, '/dominoes');
     await runMigrations(url);
     prisma = createPrisma(url, 2);
+    queue = createDeadlineQueue(harness.stores.redisUrl, harness.stores.redisPrefix);
+    timer = await startTestTimer(harness.stores.redisUrl, harness.stores.redisPrefix, 'overdue-timer', {
+      TABLE_SHARDS: String(SHARDS),
+    });
   });
   afterAll(async () => {
+    await timer?.shutdown();
+    await queue?.obliterate({ force: true }).catch(() => undefined);
+    await queue?.close();
     await prisma?.$disconnect();
     await postgres?.stop();
     await harness?.dispose();
@@ -101,7 +116,7 @@ describe('overdue sweep on real Postgres and Redis', () => {
     const sweeper = keeper(e, later(60_000), () => true);
     await sweeper.sweep();
     expect(await firedIn('OVRDU1')).toEqual([`deadline:${deadline.key}`]);
-    // Fired once: the next sweep leaves it alone (the intent is on its way).
+    // Fired once: the next sweep leaves it alone (the job was set again and fired).
     await sweeper.sweep();
     expect(await firedIn('OVRDU1')).toHaveLength(1);
   }, 60_000);
@@ -116,13 +131,13 @@ describe('overdue sweep on real Postgres and Redis', () => {
     expect(await firedIn('OVRDU2')).toEqual([]);
   }, 60_000);
 
-  it('a firing lost to a Redis outage is sent again at the next sweep', async () => {
+  it('a job lost to a Redis outage is set again, and fired, at the next sweep', async () => {
     const { engine: e, deadline } = await playingTable('OVRDU3');
-    // The real client, with XADD failing while "Redis is down".
+    // The real queue, with adding a job failing while "Redis is down".
     let down = true;
-    const flaky = new Proxy(harness.redis, {
+    const flaky = new Proxy(queue, {
       get(target, property, receiver) {
-        if (property === 'xadd' && down) return () => Promise.reject(new Error('Connection is closed.'));
+        if (property === 'add' && down) return () => Promise.reject(new Error('Connection is closed.'));
         const value: unknown = Reflect.get(target, property, receiver);
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },

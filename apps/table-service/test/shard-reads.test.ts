@@ -55,7 +55,7 @@ describe('shard reads on real Postgres', () => {
     }
     const total = 4;
     const wanted = [shardOf(ids[0]!, total)];
-    const found = await harness.store().openTableIds(wanted, total);
+    const found = (await harness.store().openTableDeadlines(wanted, total)).map((t) => t.id);
     expect(found.sort()).toEqual(ids.filter((id) => wanted.includes(shardOf(id, total))).sort());
     // Whatever the planner prefers for a table this small, the index answers the query by itself.
     const [, , plan] = await harness.prisma.$transaction([

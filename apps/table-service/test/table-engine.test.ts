@@ -186,8 +186,6 @@ describe('table engine on real Postgres and Redis', () => {
       const fresh = engine(clock, limits);
       const keeper = new DeadlineKeeper(
         queue,
-        redis,
-        redisNames(stores.redisPrefix),
         16,
         new TableStore(prisma),
         fresh,

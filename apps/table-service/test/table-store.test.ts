@@ -172,7 +172,7 @@ describe('table store on a real Postgres', () => {
   it('a new table is stored with its expiry as deadline_at, so the deadline rebuild after a restart finds it', async () => {
     const stored = (await openFor(uuid(9), 'EXPIRE', 5))!;
     expect(stored.deadline).toMatchObject({ kind: 'expire', at: 60_000 });
-    const rebuilt = await store.openTableIds([shardOf('EXPIRE', 16)], 16);
+    const rebuilt = (await store.openTableDeadlines([shardOf('EXPIRE', 16)], 16)).map((t) => t.id);
     expect(rebuilt).toContain('EXPIRE');
     expect((await store.load('EXPIRE'))?.deadline).toMatchObject({
       kind: 'expire',

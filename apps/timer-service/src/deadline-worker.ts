@@ -96,9 +96,11 @@ export class DeadlineWorker {
       connection: this.connection,
       prefix: redisNames(this.config.redisPrefix).bullPrefix,
       concurrency: this.config.concurrency,
-      // A job takes a millisecond: a crashed worker's job is taken over within seconds, not 30 s.
-      lockDuration: 10_000,
-      stalledInterval: 5_000,
+      // A job takes a millisecond: a crashed worker's job is taken over by a live one within about
+      // 3-5 s (the lock's 3 s, then the next stalled check), not 30 s. BullMQ is the one way a
+      // deadline fires (decision 0011), so this is how late a killed worker makes its jobs.
+      lockDuration: 3_000,
+      stalledInterval: 1_000,
       autorun: false,
     });
     this.worker.on('failed', (job, error) =>

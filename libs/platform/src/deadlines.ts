@@ -42,6 +42,8 @@ export function createDeadlineQueue(redisUrl: string, prefix: string): DeadlineQ
  *   dispatching it) stores this one and BullMQ adds it, with its delay counted from then, the moment
  *   the active one finishes. Without it the add would be dropped.
  * - `extend` only matters with a `ttl`; with `keepLastIfActive` the key has no ttl, so it is left out.
+ * - 8 attempts, 0.2 s doubling (about 25 s in all): BullMQ is the one way a deadline fires (decision
+ *   0011), so a firing that cannot reach the stream is tried again for as long as a Redis restart takes.
  * The job id is ours (a UUID) so the caller can tell "added" from "deduplicated into job X".
  */
 export function deadlineJobOptions(tableId: string, delayMs: number, jobId: string): JobsOptions {
@@ -51,8 +53,8 @@ export function deadlineJobOptions(tableId: string, delayMs: number, jobId: stri
     deduplication: { id: tableId, replace: true, keepLastIfActive: true },
     removeOnComplete: true,
     removeOnFail: { count: 1000 },
-    attempts: 3,
-    backoff: { type: 'fixed', delay: 200 },
+    attempts: 8,
+    backoff: { type: 'exponential', delay: 200 },
   };
 }
 
@@ -101,10 +103,4 @@ export async function upsertDeadline(
   throw new Error(
     `Could not set the deadline of table ${job.tableId} after ${MAX_UPSERT_ATTEMPTS} attempts.`,
   );
-}
-
-/** Removes the table's deadline (the table finished or was closed). */
-export async function clearDeadline(queue: DeadlineQueue, tableId: string): Promise<void> {
-  const jobId = await queue.getDeduplicationJobId(tableId);
-  if (jobId) await queue.remove(jobId).catch(() => 0);
 }

@@ -1,35 +1,37 @@
-import { upsertDeadline, type DeadlineQueue, type Logger, type Redis, type Clock } from '@dominoes/platform';
-import { shardOf, type IntentEnvelope, type RedisNames } from '@dominoes/protocol';
+import { upsertDeadline, type Clock, type DeadlineQueue, type Logger } from '@dominoes/platform';
 import type { DeadlineScheduler, TableEngine } from '../table/table-engine';
 import type { TableStore } from '../table/table-store';
 import type { Deadline } from '../table/table-state';
 
 /**
- * Keeps every table's deadline alive. Timers are derived from the stored state: when this replica
- * takes a shard it sets the deadline job of each of its tables again (Redis may have lost them),
- * and a sweep fires, through the shard's own stream, any deadline that is overdue with no firing.
- * The sweep also loads again the tables an intent failed on while a store was down: such a table
- * has left the engine's cache, and if the intent was its deadline's firing, the job is used up, so
- * nothing else would ever move it (issue 11).
+ * Sets every table's one BullMQ deadline job; the timer-service fires it, and nothing here ever fires
+ * a deadline itself (decision 0011). Timers are derived from the stored state, and a job is set:
+ * - after every stored change that moves the deadline (`schedule`, called by the engine);
+ * - when this replica takes shards (Redis may have lost their jobs): one query for the deadlines of
+ *   their open tables (`shardAcquired`);
+ * - by a safety net, once a second, for a job BullMQ cannot have (`sweep`): a deadline of this
+ *   replica's tables overdue by the grace (its job was refused by a Redis that was away, failed, or
+ *   was used up by a firing whose write failed) gets its job set again, due now. The tables an intent
+ *   failed on while a store was down have left the engine's memory: the safety net loads them again
+ *   first, or nothing would ever move them (issue 11).
  */
 export class DeadlineKeeper implements DeadlineScheduler {
   private sweepTimer: NodeJS.Timeout | null = null;
   private rebuildTimer: NodeJS.Timeout | null = null;
   private readonly shardsToRebuild = new Set<number>();
-  /** The key each table's deadline was last fired for by the sweep, and when. */
-  private readonly swept = new Map<string, { key: string; at: number }>();
+  /** The key each table's job was last set again for by the safety net, and when. */
+  private readonly repaired = new Map<string, { key: string; at: number }>();
   private stopped = false;
   private sweeping = false;
 
   constructor(
     private readonly queue: DeadlineQueue,
-    private readonly redis: Redis,
-    private readonly names: RedisNames,
     private readonly shards: number,
     private readonly store: TableStore,
     private readonly engine: TableEngine,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** How late a deadline must be before the safety net sets its job again (OVERDUE_GRACE_MS). */
     private readonly overdueGraceMs: number,
     /** Whether this replica holds the table's shard now; without it, only cached tables are swept. */
     private readonly owns?: (tableId: string) => boolean,
@@ -55,11 +57,13 @@ export class DeadlineKeeper implements DeadlineScheduler {
     const shards = new Set(this.shardsToRebuild);
     this.shardsToRebuild.clear();
     try {
-      // Only these shards' open tables: their ids, from one index (not every shard's snapshots).
-      const ids = await this.store.openTableIds([...shards], this.shards);
+      // One query: the deadline of every open table of these shards, not one read per table.
+      const stored = await this.store.openTableDeadlines([...shards], this.shards);
       let count = 0;
-      for (const id of ids) {
-        if (await this.reschedule(id)) count++;
+      for (const { id, deadline } of stored) {
+        // The engine's copy, when it has one, is the newest (it is set as a change is stored).
+        const copy = this.engine.cachedTable(id);
+        if (await this.reschedule(id, copy ? copy.deadline : deadline)) count++;
       }
       this.logger.info({ shards: [...shards], deadlines: count }, 'deadlines rebuilt from Postgres');
     } catch (error) {
@@ -70,17 +74,19 @@ export class DeadlineKeeper implements DeadlineScheduler {
   }
 
   /**
-   * Sets the job of one table's current deadline: the engine's copy (loaded from Postgres when it
-   * has none). An intent may move the deadline, and set its own job, while this one is being set;
-   * the job set last must be the current deadline's, so it is checked again afterwards.
+   * Sets the job of a table's current deadline. An intent may move the deadline, and set its own
+   * job, while this one is being set; the job set last must be the current deadline's, so the
+   * engine's copy (an intent that moved it left the table there) is checked again afterwards.
    */
-  private async reschedule(tableId: string): Promise<boolean> {
+  private async reschedule(tableId: string, current: Deadline | null): Promise<boolean> {
     let scheduled: string | null = null;
+    let deadline = current;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const deadline = (await this.engine.load(tableId))?.deadline ?? null;
       if (!deadline || deadline.key === scheduled) return scheduled !== null;
       await this.schedule(tableId, deadline);
       scheduled = deadline.key;
+      const copy = this.engine.cachedTable(tableId);
+      if (copy) deadline = copy.deadline;
     }
     return true;
   }
@@ -94,54 +100,41 @@ export class DeadlineKeeper implements DeadlineScheduler {
     }, intervalMs);
   }
 
-  /** Fires every deadline of this replica's tables that is overdue by the grace. */
+  /**
+   * The safety net: sets again, due now, the job of every deadline of this replica's tables that is
+   * overdue by the grace. The timer-service then fires it; a firing that arrives twice is applied once
+   * (its intent id is `deadline:<key>`).
+   */
   async sweep(): Promise<void> {
-    const now = this.clock.now();
     await this.reloadFailedTables();
+    const now = this.clock.now();
     for (const table of this.engine.cachedTables()) {
       const d = table.deadline;
-      if (!d || d.at > now - this.overdueGraceMs) continue;
-      // Fire a key once, and again only if it is still overdue long after (that firing was lost too).
-      const last = this.swept.get(table.id);
+      if (!d || d.at > now - this.overdueGraceMs) {
+        this.repaired.delete(table.id);
+        continue;
+      }
+      // Set a key's job once, and again only if it is still overdue long after (that one was lost too).
+      const last = this.repaired.get(table.id);
       if (last && last.key === d.key && now - last.at < 10 * this.overdueGraceMs) continue;
-      const envelope: IntentEnvelope = {
-        intentId: `deadline:${d.key}`,
-        tableId: table.id,
-        player: null,
-        connectionId: null,
-        replyTo: null,
-        sentAt: now,
-        intent: { kind: 'deadline', key: d.key, dueAt: d.at },
-      };
       this.logger.warn(
         { tableId: table.id, key: d.key, lateMs: now - d.at },
-        'deadline overdue: firing it from the sweep',
+        'deadline overdue with no firing: setting its job again',
       );
-      const sent = await this.redis
-        .xadd(
-          this.names.intentStream(shardOf(table.id, this.shards)),
-          'MAXLEN',
-          '~',
-          100000,
-          '*',
-          'm',
-          JSON.stringify(envelope),
-        )
-        .then(
-          () => true,
-          (error: unknown) => {
-            this.logger.error({ err: error }, 'sweep could not send');
-            return false;
-          },
-        );
-      // Only a firing that reached the stream counts: one lost to a Redis outage is sent again next sweep.
-      if (sent) this.swept.set(table.id, { key: d.key, at: now });
+      try {
+        await this.schedule(table.id, d);
+      } catch (error) {
+        // Redis is away: every other table's job would fail the same way. The next sweep tries again.
+        this.logger.error({ err: error }, 'overdue sweep could not set a deadline job');
+        return;
+      }
+      this.repaired.set(table.id, { key: d.key, at: now });
     }
   }
 
   /**
    * Loads again the tables of this replica's shards that an intent failed on (the store was down),
-   * so the sweep below sees their deadlines: a deadline whose firing failed has no job any more.
+   * so the sweep sees their deadlines: a deadline whose firing failed has no job any more.
    */
   private async reloadFailedTables(): Promise<void> {
     const owns = this.owns;

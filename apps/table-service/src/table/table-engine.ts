@@ -57,7 +57,7 @@ export class TableEngine {
   /**
    * Tables an intent failed on with an error of the store (Postgres or Redis down): not in memory
    * now, or not sure to be, while whatever that intent was (a deadline's firing, used up) is lost.
-   * The deadline keeper's sweep loads them again once the store answers (issue 11).
+   * The deadline keeper's safety net loads them again once the store answers (issue 11).
    */
   private readonly failed = new Set<string>();
   private readonly limits: TableLimits;
@@ -113,6 +113,11 @@ export class TableEngine {
 
   cachedTables(): Iterable<TableState> {
     return this.cache.values();
+  }
+
+  /** This replica's copy of a table, if it has one (no read from Postgres). */
+  cachedTable(tableId: string): TableState | undefined {
+    return this.cache.get(tableId);
   }
 
   async load(tableId: string): Promise<TableState | null> {
@@ -290,7 +295,8 @@ export class TableEngine {
     try {
       await this.deps.deadlines.schedule(after.id, after.deadline, traceparent);
     } catch (error) {
-      // The change is stored; the overdue sweep fires this deadline if the job never made it.
+      // The change is stored; if the job never made it, the deadline keeper's safety net sets it
+      // again once the deadline is overdue (decision 0011).
       this.deps.logger.error({ tableId: after.id, err: error }, 'could not schedule the deadline');
     }
   }

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@dominoes/platform';
 import { eventMatch, eventRound, eventSeat, type TableEvent } from './table-events';
-import type { TableState } from './table-state';
+import type { Deadline, TableState } from './table-state';
 
 /** Another writer stored a newer version: this replica lost the table and must not write (fencing). */
 export class StaleWriteError extends Error {
@@ -319,16 +319,19 @@ export class TableStore {
   }
 
   /**
-   * The ids of the open tables (waiting or playing: the ones with a clock) of `shards` out of `total`,
-   * for setting their deadline jobs again when this replica takes those shards: one index-only scan
-   * of game_tables_open_route_idx, whose route_hash is libs/protocol's shardOf computed by Postgres.
+   * The deadline of every open table (waiting or playing: the ones with a clock) of `shards` out of
+   * `total`, for setting their deadline jobs again when this replica takes those shards: one query,
+   * an index scan of game_tables_open_route_idx (whose route_hash is libs/protocol's shardOf computed
+   * by Postgres) reading each row's deadline from its state (decision 0011).
    */
-  async openTableIds(shards: readonly number[], total: number): Promise<string[]> {
-    const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
-      "SELECT id FROM game_tables WHERE status IN ('waiting', 'playing') AND (route_hash % $1) = ANY($2::int[])",
+  openTableDeadlines(
+    shards: readonly number[],
+    total: number,
+  ): Promise<{ id: string; deadline: Deadline }[]> {
+    return this.prisma.$queryRawUnsafe<{ id: string; deadline: Deadline }[]>(
+      "SELECT id, state->'deadline' AS deadline FROM game_tables WHERE status IN ('waiting', 'playing') AND (route_hash % $1) = ANY($2::int[]) AND json_typeof(state->'deadline') = 'object'",
       total,
       [...shards],
     );
-    return rows.map((r) => r.id);
   }
 }
