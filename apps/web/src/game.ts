@@ -1,5 +1,5 @@
 import type { TableView } from '@dominoes/protocol';
-import { FIVE_TILE_DOMINO_BONUS, handPips } from '@dominoes/rules';
+import { FIVE_TILE_DOMINO_BONUS, handPips, type LogEntry, type SeatView, type Tile } from '@dominoes/rules';
 import { tileName, type Dict } from './i18n';
 
 /**
@@ -8,9 +8,8 @@ import { tileName, type Dict } from './i18n';
  * only put names and words on them.
  */
 
-export type Game = NonNullable<TableView['game']>;
-export type Tile = readonly [number, number];
-export type LogEntry = Game['log'][number];
+/** `view.game`: the rules' view of this seat's match (`SeatView`), as the table-service sends it. */
+export type { LogEntry, SeatView, Tile } from '@dominoes/rules';
 
 /** A name for a tile whatever its orientation: "3-5" for [5,3] and [3,5]. */
 export const tileKey = (tile: Tile): string => `${Math.min(tile[0], tile[1])}-${Math.max(tile[0], tile[1])}`;
@@ -23,7 +22,7 @@ export interface PlayableTile {
 }
 
 /** The tiles this seat may play now, from `legal` only. */
-export function playableTiles(game: Game | null): Map<string, PlayableTile> {
+export function playableTiles(game: SeatView | null): Map<string, PlayableTile> {
   const map = new Map<string, { tile: Tile; ends: string[] }>();
   for (const action of game?.legal ?? []) {
     if (action.type !== 'play') continue;
@@ -35,8 +34,8 @@ export function playableTiles(game: Game | null): Map<string, PlayableTile> {
   return map;
 }
 
-export const canPass = (game: Game | null): boolean => (game?.legal ?? []).some((a) => a.type === 'pass');
-export const canDraw = (game: Game | null): boolean => (game?.legal ?? []).some((a) => a.type === 'draw');
+export const canPass = (game: SeatView | null): boolean => (game?.legal ?? []).some((a) => a.type === 'pass');
+export const canDraw = (game: SeatView | null): boolean => (game?.legal ?? []).some((a) => a.type === 'draw');
 
 export function seatName(t: Dict, view: TableView, seat: number | null | undefined): string {
   if (seat === null || seat === undefined) return t.nobody;
@@ -59,7 +58,7 @@ export function placeOf(seat: number, me: number, seats: number): Place {
 }
 
 /** The end numbers of each pass in the log (P10): the k-th pass entry is `passes[k]`. */
-export function passEnds(game: Game): Map<number, readonly number[]> {
+export function passEnds(game: SeatView): Map<number, readonly number[]> {
   const out = new Map<number, readonly number[]>();
   let k = 0;
   game.log.forEach((entry, i) => {
@@ -104,7 +103,7 @@ export interface Explanation {
 }
 
 /** Who dominoed or why the round was blocked, and who scored what: from `roundResult` alone. */
-export function explainRound(t: Dict, view: TableView, game: Game): Explanation | null {
+export function explainRound(t: Dict, view: TableView, game: SeatView): Explanation | null {
   const r = game.roundResult;
   if (!r) return null;
   const headline = r.dominoSeat !== null ? t.dominoed(seatName(t, view, r.dominoSeat)) : t.blocked;

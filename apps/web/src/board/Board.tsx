@@ -1,13 +1,11 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { TableView } from '@dominoes/protocol';
+import type { SeatView } from '@dominoes/rules';
 import { tileName, useI18n } from '../i18n';
 import { layoutBoard, type FittedLayout } from './layout';
 import { TileShape } from './TileSvg';
 
-type Game = NonNullable<TableView['game']>;
-
 export interface BoardProps {
-  readonly game: Game;
+  readonly game: SeatView;
   /** Ends the player may choose for the tile being played (or dragged); markers are drawn on them. */
   readonly choosableEnds: readonly string[];
   /** The end numbering shown on markers and on the choice buttons. */

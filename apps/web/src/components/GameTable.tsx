@@ -13,7 +13,7 @@ import {
   placeOf,
   playableTiles,
   seatName,
-  type Game,
+  type SeatView,
   type Place,
 } from '../game';
 import { Countdown } from './Countdown';
@@ -64,12 +64,12 @@ function announcements(t: Dict, view: TableView, before: TableView | null): stri
   return out;
 }
 
-function endLabelOf(game: Game) {
+function endLabelOf(game: SeatView) {
   const order = game.board.ends.map((e) => e.id);
   return (id: string) => String(order.indexOf(id) + 1);
 }
 
-function endChoiceText(t: Dict, game: Game, id: string): string {
+function endChoiceText(t: Dict, game: SeatView, id: string): string {
   const end = game.board.ends.find((e) => e.id === id);
   const value = end?.value ?? 0;
   const n = game.board.ends.findIndex((e) => e.id === id) + 1;
@@ -82,7 +82,7 @@ export function GameTable({ view, version }: { view: TableView; version: number 
   const { t } = useI18n();
   const [state, session] = useSession();
   const announce = useAnnounce();
-  const game = view.game as Game;
+  const game = view.game as SeatView;
   const me = view.you.seat;
   const [choice, setChoice] = useState<Choice | null>(null);
   const [drag, setDrag] = useState<DragState | null>(null);

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import type { TableView } from '@dominoes/protocol';
 import { tileName, useI18n } from '../i18n';
 import { navigate, useNow, useSession } from '../hooks';
-import { explainRound, pipsOf, seatName, sideName, type Game } from '../game';
+import { explainRound, pipsOf, seatName, sideName, type SeatView } from '../game';
 import { TileImage } from '../board/TileSvg';
 import { Countdown } from './Countdown';
 
@@ -17,7 +17,7 @@ export function ResultPanel({
   onToggle,
 }: {
   view: TableView;
-  game: Game;
+  game: SeatView;
   collapsed: boolean;
   onToggle: () => void;
 }) {

@@ -1,11 +1,11 @@
 import type { TableView } from '@dominoes/protocol';
 import { useI18n } from '../i18n';
-import { endsText, passEnds, seatName, type Game, type Place } from '../game';
+import { endsText, passEnds, seatName, type SeatView, type Place } from '../game';
 import { TileImage } from '../board/TileSvg';
 import { Countdown } from './Countdown';
 
 /** The seat's latest move of this round, if it came after its previous turn (a bubble beside the seat). */
-function lastMove(game: Game, seat: number) {
+function lastMove(game: SeatView, seat: number) {
   const ends = passEnds(game);
   for (let i = game.log.length - 1; i >= Math.max(0, game.log.length - game.seats); i--) {
     const entry = game.log[i];
@@ -21,7 +21,7 @@ export function Seat({
   place,
 }: {
   view: TableView;
-  game: Game;
+  game: SeatView;
   seat: number;
   place: Place;
 }) {

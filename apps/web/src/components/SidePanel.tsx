@@ -1,9 +1,9 @@
 import type { TableView } from '@dominoes/protocol';
 import { useI18n } from '../i18n';
-import { describeEntry, passEnds, seatName, sideName, type Game } from '../game';
+import { describeEntry, passEnds, seatName, sideName, type SeatView } from '../game';
 
 /** Scores, the rounds played, and this round's moves (the table's own moves marked as such). */
-export function SidePanel({ view, game }: { view: TableView; game: Game }) {
+export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
   const { t } = useI18n();
   const ends = passEnds(game);
   const partnership = view.variant === 'partnership';
