@@ -22,6 +22,7 @@ import { TableServiceMetrics } from './metrics';
 import { StaleConnectionSweeper } from './presence/stale-connections';
 import { Archiver } from './retention/archiver';
 import { TableEngine, type DeadlineScheduler } from './table/table-engine';
+import { RedisSeatPublisher } from './table/seat-publisher';
 import { TableStore } from './table/table-store';
 import type { TableState } from './table/table-state';
 import { ShardedStreamsServer } from './transport/sharded-streams.server';
@@ -52,8 +53,7 @@ async function bootstrap(): Promise<void> {
   );
   const engine: TableEngine = new TableEngine({
     store,
-    publisher: redis,
-    names,
+    publisher: new RedisSeatPublisher(redis, names),
     clock: systemClock,
     durations: config.durations,
     deadlines,

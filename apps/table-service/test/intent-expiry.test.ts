@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { TableEngine } from '../src/table/table-engine';
-import { IntentExpiredError } from '../src/table/table-store';
+import { IntentExpiredError } from '../src/table/table-ports';
 import { envelopes, startEngineHarness, type EngineHarness } from './support/engine-harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

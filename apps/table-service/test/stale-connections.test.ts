@@ -13,6 +13,7 @@ import { parseConnectionId, StaleConnectionSweeper } from '../src/presence/stale
 import { DEFAULT_TABLE_LIMITS } from '../src/table/table-policy';
 import { TableEngine, type DeadlineScheduler } from '../src/table/table-engine';
 import type { TableState } from '../src/table/table-state';
+import { RedisSeatPublisher } from '../src/table/seat-publisher';
 import { TableStore } from '../src/table/table-store';
 
 /** A gateway's boot epoch: its connection ids are `<gatewayId>:<EPOCH + n>`. */
@@ -119,8 +120,7 @@ describe('stale connections: seats of a gateway that died without closing its so
   beforeEach(() => {
     engine = new TableEngine({
       store: new TableStore(prisma),
-      publisher: redis,
-      names,
+      publisher: new RedisSeatPublisher(redis, names),
       clock,
       durations: RULE_DURATIONS,
       deadlines,

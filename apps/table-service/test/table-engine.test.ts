@@ -22,6 +22,7 @@ import { DeadlineKeeper } from '../src/deadlines/deadline-keeper';
 import { TableEngine, type DeadlineScheduler } from '../src/table/table-engine';
 import type { TableLimits } from '../src/table/table-policy';
 import { CONNECTIONS_KEPT_PER_SEAT } from '../src/table/table-state';
+import { RedisSeatPublisher } from '../src/table/seat-publisher';
 import { TableStore } from '../src/table/table-store';
 
 describe('table engine on real Postgres and Redis', () => {
@@ -35,8 +36,7 @@ describe('table engine on real Postgres and Redis', () => {
   const engine = (clock: Clock = systemClock, limits?: TableLimits) =>
     new TableEngine({
       store: new TableStore(prisma),
-      publisher: redis,
-      names: redisNames(stores.redisPrefix),
+      publisher: new RedisSeatPublisher(redis, redisNames(stores.redisPrefix)),
       clock,
       durations: RULE_DURATIONS,
       deadlines,

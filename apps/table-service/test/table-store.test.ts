@@ -3,12 +3,8 @@ import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
 import { shardOf, type IntentEnvelope } from '@dominoes/protocol';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { decide, openTable } from '../src/table/table-policy';
-import {
-  DuplicateIntentError,
-  StaleWriteError,
-  TableStore,
-  TooManyTablesError,
-} from '../src/table/table-store';
+import { DuplicateIntentError, StaleWriteError, TooManyTablesError } from '../src/table/table-ports';
+import { TableStore } from '../src/table/table-store';
 import type { TableState } from '../src/table/table-state';
 
 describe('table store on a real Postgres', () => {

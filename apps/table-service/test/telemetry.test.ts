@@ -20,6 +20,7 @@ import {
 import { RULE_DURATIONS } from '@dominoes/rules';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { TableEngine, type DeadlineScheduler } from '../src/table/table-engine';
+import { RedisSeatPublisher } from '../src/table/seat-publisher';
 import { TableStore } from '../src/table/table-store';
 
 /** The gateway's ws.intent span, as an envelope carries it. */
@@ -76,8 +77,7 @@ describe('table-service tracing: the views and the deadline an intent causes car
   it('the 4th join under the gateway span: seat events and the first turn deadline carry table.intent join', async () => {
     const engine = new TableEngine({
       store: new TableStore(prisma),
-      publisher: redis,
-      names: redisNames(stores.redisPrefix),
+      publisher: new RedisSeatPublisher(redis, redisNames(stores.redisPrefix)),
       clock: systemClock,
       durations: RULE_DURATIONS,
       deadlines,

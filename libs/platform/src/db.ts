@@ -27,10 +27,33 @@ export function statementNamer(limit = MAX_PREPARED_STATEMENTS): (query: { sql: 
   };
 }
 
+/** How a pool's sessions run: read-only (a reader of another service's tables), with a time limit. */
+export interface SessionOptions {
+  readonly readOnly?: boolean;
+  readonly statementTimeoutMs?: number;
+  readonly connectionTimeoutMs?: number;
+  readonly idleTimeoutMs?: number;
+}
+
 /** Prisma 7 talks to Postgres through the pg driver adapter, with prepared statements. */
-export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {
+export function createPrisma(databaseUrl: string, poolSize = 10, session: SessionOptions = {}): PrismaClient {
+  const settings = [
+    ...(session.readOnly ? ['-c default_transaction_read_only=on'] : []),
+    ...(session.statementTimeoutMs !== undefined
+      ? [`-c statement_timeout=${session.statementTimeoutMs}`]
+      : []),
+  ];
   const adapter = new PrismaPg(
-    { connectionString: databaseUrl, max: poolSize },
+    {
+      connectionString: databaseUrl,
+      max: poolSize,
+      ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
+      ...(session.connectionTimeoutMs !== undefined
+        ? { connectionTimeoutMillis: session.connectionTimeoutMs }
+        : {}),
+      ...(session.idleTimeoutMs !== undefined ? { idleTimeoutMillis: session.idleTimeoutMs } : {}),
+    },
+    // The adapter listens for the pool's 'error': an idle client that loses its server crashes nothing.
     { statementNameGenerator: statementNamer() },
   );
   return new PrismaClient({ adapter });

@@ -10,3 +10,4 @@ export * from './transport/sharded-streams.client';
 export * from './nest-logger';
 export * from './telemetry';
 export * from './shutdown';
+export * from './store';

@@ -1,26 +1,15 @@
-import {
-  injectTraceparent,
-  setSpanAttributes,
-  type Clock,
-  type Logger,
-  type Redis,
-} from '@dominoes/platform';
+import { injectTraceparent, setSpanAttributes, type Clock, type Logger } from '@dominoes/platform';
 import type { Durations } from '@dominoes/rules';
-import {
-  encodeSeatEvent,
-  type IntentEnvelope,
-  type IntentReply,
-  type RedisNames,
-  type SeatEvent,
-} from '@dominoes/protocol';
+import type { IntentEnvelope, IntentReply, SeatEvent } from '@dominoes/protocol';
 import { decide, DEFAULT_TABLE_LIMITS, openTable, type TableLimits } from './table-policy';
 import {
   DuplicateIntentError,
   IntentExpiredError,
   StaleWriteError,
   TooManyTablesError,
-  type TableStore,
-} from './table-store';
+  type SeatPublisher,
+  type TableRepository,
+} from './table-ports';
 import { seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, tableView } from './table-views';
 import { dealSource } from './deal-source';
@@ -35,9 +24,10 @@ export interface EngineMetrics {
 }
 
 export interface EngineDeps {
-  readonly store: TableStore;
-  readonly publisher: Redis;
-  readonly names: RedisNames;
+  /** Postgres in the service (TableStore); in memory in the engine's own tests. */
+  readonly store: TableRepository;
+  /** The seats' Redis channels in the service (RedisSeatPublisher); in memory in tests. */
+  readonly publisher: SeatPublisher;
   readonly clock: Clock;
   readonly durations: Durations;
   readonly deadlines: DeadlineScheduler;
@@ -271,19 +261,16 @@ export class TableEngine {
     traceparent?: string,
   ): Promise<void> {
     if (seats.length === 0) return;
-    const pipeline = this.deps.publisher.pipeline();
-    for (const seat of seats) {
-      const event: SeatEvent = {
+    await this.deps.publisher.publish(
+      seats.map((seat): SeatEvent => ({
         tableId: table.id,
         seat,
         version: table.version,
         view: tableView(table, seat),
         cause,
         ...(traceparent ? { traceparent } : {}),
-      };
-      pipeline.publish(this.deps.names.seatChannel(table.id, seat), encodeSeatEvent(event));
-    }
-    await pipeline.exec();
+      })),
+    );
   }
 
   private async scheduleDeadline(

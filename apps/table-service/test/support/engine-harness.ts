@@ -10,6 +10,7 @@ import { redisNames, type IntentEnvelope, type RedisNames, type TableIntent } fr
 import { RULE_DURATIONS } from '@dominoes/rules';
 import { createTestStores, type TestStores } from '../../../../libs/platform/src/test-stores';
 import { TableEngine, type EngineDeps } from '../../src/table/table-engine';
+import { RedisSeatPublisher } from '../../src/table/seat-publisher';
 import { TableStore } from '../../src/table/table-store';
 
 /**
@@ -41,8 +42,7 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
     engine: (overrides = {}) =>
       new TableEngine({
         store: new TableStore(prisma),
-        publisher: redis,
-        names,
+        publisher: new RedisSeatPublisher(redis, names),
         clock: systemClock,
         durations: RULE_DURATIONS,
         deadlines: { schedule: async () => undefined },

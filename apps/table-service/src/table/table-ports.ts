@@ -1,0 +1,83 @@
+import type { SeatEvent } from '@dominoes/protocol';
+import type { TableEvent } from './table-events';
+import type { TableState } from './table-state';
+
+/*
+ * What the engine needs of the world, as interfaces (ports): where tables are stored, and where the
+ * seats' views go. The table-service wires Postgres (table-store.ts) and Redis (seat-publisher.ts);
+ * the engine's own tests use in-memory ones (test/support/in-memory-*.ts).
+ */
+
+/**
+ * Where tables are stored. Every change is fenced on the version it was decided on, and an intent id
+ * is stored at most once per table: a change that breaks either is not stored at all.
+ */
+export interface TableRepository {
+  /** The stored table, or null when there is none. */
+  load(tableId: string): Promise<TableState | null>;
+  /**
+   * Stores a new table with its events; null when the code is taken. Throws TooManyTablesError when
+   * its host already has `maxOpenTablesPerHost` open tables (on any replica).
+   */
+  create(
+    table: TableState,
+    events: readonly TableEvent[],
+    intentId: string | null,
+    limits: { readonly maxOpenTablesPerHost: number },
+  ): Promise<TableState | null>;
+  /**
+   * Stores the change of `before` into `after`, with its events, only while `before.version` is the
+   * stored one (else StaleWriteError) and, with `expiresAt`, the store's clock is before it (else
+   * IntentExpiredError). DuplicateIntentError when `intentId` is stored already.
+   */
+  append(
+    before: TableState,
+    after: TableState,
+    events: readonly TableEvent[],
+    intentId: string | null,
+    expiresAt?: number,
+  ): Promise<void>;
+  /** How many tables `hostPlayerId` has open (not finished, not closed). */
+  openTablesOf(hostPlayerId: string): Promise<number>;
+}
+
+/** Where each seat's own view of a stored change goes (its seat channel), in one batch. */
+export interface SeatPublisher {
+  publish(events: readonly SeatEvent[]): Promise<void>;
+}
+
+/** Another writer stored a newer version: this replica lost the table and must not write (fencing). */
+export class StaleWriteError extends Error {
+  constructor(tableId: string, expected: number) {
+    super(`Table ${tableId} is no longer at version ${expected}: another replica wrote it.`);
+    this.name = 'StaleWriteError';
+  }
+}
+
+/** The host has as many open tables as MAX_OPEN_TABLES_PER_HOST allows: the new one is not stored. */
+export class TooManyTablesError extends Error {
+  constructor(
+    readonly open: number,
+    readonly limit: number,
+  ) {
+    super(
+      `You have ${open} open tables, the most one host may have (${limit}): finish one or let it close first.`,
+    );
+    this.name = 'TooManyTablesError';
+  }
+}
+
+/** The intent's expiry passed before it could be stored: nothing was written. */
+export class IntentExpiredError extends Error {
+  constructor(readonly intentId: string) {
+    super(`Intent ${intentId} expired before it was stored.`);
+    this.name = 'IntentExpiredError';
+  }
+}
+
+export class DuplicateIntentError extends Error {
+  constructor(intentId: string) {
+    super(`Intent ${intentId} was stored already.`);
+    this.name = 'DuplicateIntentError';
+  }
+}

@@ -1,0 +1,194 @@
+import { createLogger, systemClock } from '@dominoes/platform';
+import { RULE_DURATIONS } from '@dominoes/rules';
+import { TableEngine } from '../src/table/table-engine';
+import { RECENT_INTENTS_KEPT } from '../src/table/table-state';
+import { envelopes } from './support/engine-harness';
+import { InMemorySeatPublisher } from './support/in-memory-seat-publisher';
+import { InMemoryTableStore } from './support/in-memory-table-store';
+
+/*
+ * The engine's ordering, fencing and retry, on its ports (table-ports.ts) with in-memory stores, as
+ * boardgame.io tests its Master. The same paths on real Postgres and Redis: table-engine.test.ts.
+ */
+describe('table engine on in-memory ports', () => {
+  const world = () => {
+    const store = new InMemoryTableStore();
+    const publisher = new InMemorySeatPublisher();
+    const scheduled: string[] = [];
+    const engine = () =>
+      new TableEngine({
+        store,
+        publisher,
+        clock: systemClock,
+        durations: RULE_DURATIONS,
+        deadlines: { schedule: async (tableId, d) => void scheduled.push(`${tableId}:${d.key}`) },
+        logger: createLogger('test', 'silent'),
+      });
+    return { store, publisher, scheduled, engine };
+  };
+  const create = { kind: 'create', config: { variant: 'partnership' } } as const;
+  const join = { kind: 'join' } as const;
+  /** Lets every pending promise callback run. */
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const gate = () => {
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  };
+
+  it("runs one table's intents one at a time in arrival order, each on top of the one before, while another table's go on", async () => {
+    const { store, engine } = world();
+    const e = engine();
+    const send = envelopes('ORDER1', 'o');
+    await e.handle(send(0, create));
+    const held = gate();
+    store.beforeWrite = (change) => (change.tableId === 'ORDER1' ? held.opened : undefined);
+    const joins = [1, 2, 3].map((p) => send(p, join));
+    const replies = joins.map((envelope) => e.handle(envelope));
+    await settle();
+    // The first join waits on the store; the two behind it have not reached it.
+    expect(store.offered.filter((c) => c.tableId === 'ORDER1').map((c) => c.intentId)).toEqual([
+      'o1',
+      joins[0]!.intentId,
+    ]);
+    // Another table is not held behind this one.
+    expect(await e.handle(envelopes('ORDER2', 'p')(0, create))).toMatchObject({ ok: true, seat: 0 });
+    held.open();
+    expect(await Promise.all(replies)).toEqual(
+      joins.map((envelope, i) =>
+        expect.objectContaining({ ok: true, intentId: envelope.intentId, seat: i + 1 }),
+      ),
+    );
+    const stored = store.stored.filter((c) => c.tableId === 'ORDER1');
+    expect(stored.map((c) => c.intentId)).toEqual(['o1', ...joins.map((j) => j.intentId)]);
+    for (let i = 1; i < stored.length; i++)
+      expect(stored[i]!.fromVersion).toBe(stored[i - 1]!.fromVersion + stored[i - 1]!.events.length);
+  });
+
+  it('a replica with a stale copy is fenced: its write is refused and nothing of it is published; it reloads and applies on top', async () => {
+    const { store, publisher, engine } = world();
+    const a = engine();
+    const b = engine();
+    const send = envelopes('FENCE1', 'f');
+    await a.handle(send(0, create));
+    const stale = (await b.load('FENCE1'))!;
+    await a.handle(send(1, join));
+    const before = publisher.batches.length;
+    const late = send(2, join);
+    expect(await b.handle(late)).toMatchObject({ ok: true, seat: 2 });
+    const offers = store.offered.filter((c) => c.intentId === late.intentId);
+    const truth = (await store.load('FENCE1'))!;
+    // The write from the stale copy was refused; the one on top of the stored version was stored.
+    expect(offers.map((c) => c.fromVersion)).toEqual([
+      stale.version,
+      truth.version - offers[1]!.events.length,
+    ]);
+    expect(store.stored.filter((c) => c.intentId === late.intentId)).toEqual([offers[1]]);
+    // One batch of views, all of the stored version, every one with both joins in it.
+    const batches = publisher.batches.slice(before);
+    expect(batches).toHaveLength(1);
+    for (const event of batches[0]!) {
+      expect(event.version).toBe(truth.version);
+      expect(event.cause?.intentId).toBe(late.intentId);
+      expect(event.view.seats.map((s) => s?.name ?? null)).toEqual(['P0', 'P1', 'P2', null]);
+    }
+  });
+
+  it('a replica fenced again on its retry answers UNAVAILABLE: nothing of its intent is stored or published', async () => {
+    const { store, publisher, engine } = world();
+    const loser = engine();
+    const winner = engine();
+    const send = envelopes('FENCE2', 'g');
+    await loser.handle(send(0, create));
+    const lost = send(1, join);
+    const others = [send(2, join), send(3, join)];
+    // Each time the loser offers its write, the other replica has just written the table first.
+    store.beforeWrite = async (change) => {
+      if (change.intentId !== lost.intentId) return;
+      const next = others.shift();
+      if (next) expect(await winner.handle(next)).toMatchObject({ ok: true });
+    };
+    expect(await loser.handle(lost)).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
+    expect(store.offered.filter((c) => c.intentId === lost.intentId)).toHaveLength(2);
+    expect(store.stored.some((c) => c.intentId === lost.intentId)).toBe(false);
+    expect(publisher.events.some((e) => e.cause?.intentId === lost.intentId)).toBe(false);
+    // The two writes that won are published, each once.
+    expect(publisher.batches.map((batch) => batch[0]!.cause?.intentId)).toEqual(['g3', 'g4']);
+  });
+
+  it('a store that fails: no view is published, no deadline set, and the table is marked for a reload', async () => {
+    const { store, publisher, scheduled, engine } = world();
+    const e = engine();
+    const send = envelopes('FAIL1', 'x');
+    await e.handle(send(0, create));
+    const [published, deadlines] = [publisher.batches.length, scheduled.length];
+    store.beforeWrite = () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    };
+    await expect(e.handle(send(1, join))).rejects.toThrow('ECONNREFUSED');
+    expect(publisher.batches).toHaveLength(published);
+    expect(scheduled).toHaveLength(deadlines);
+    expect(e.tablesToReload()).toEqual(['FAIL1']);
+    expect([...e.cachedTables()].map((t) => t.id)).not.toContain('FAIL1');
+    // Once the store answers again, the table is loaded as it was stored.
+    store.beforeWrite = () => undefined;
+    expect(await e.reload('FAIL1')).toBe(true);
+    expect(e.tablesToReload()).toEqual([]);
+    expect([...e.cachedTables()].find((t) => t.id === 'FAIL1')?.version).toBe(
+      (await store.load('FAIL1'))!.version,
+    );
+    expect(await e.handle(send(1, join))).toMatchObject({ ok: true, seat: 1 });
+  });
+
+  it('at most once: a repeated intent id is answered as applied, and neither stored nor published again', async () => {
+    const { store, publisher, engine } = world();
+    const e = engine();
+    const send = envelopes('ONCE1', 'y');
+    await e.handle(send(0, create));
+    const first = send(1, join);
+    const applied = await e.handle(first);
+    expect(applied).toMatchObject({ ok: true, seat: 1 });
+    const [stored, published] = [store.stored.length, publisher.batches.length];
+    // A client's retry to the same replica, then a redelivery to a restarted one (an empty cache).
+    expect(await e.handle(first)).toEqual(applied);
+    expect(await engine().handle(first)).toEqual(applied);
+    expect(store.stored).toHaveLength(stored);
+    expect(publisher.batches).toHaveLength(published);
+    // After the player left, the old join would seat them again: it is answered from the snapshot's
+    // recent intents, with no write offered at all.
+    await e.handle(send(1, { kind: 'leave' }));
+    const [afterLeave, publishedAfterLeave] = [store.stored.length, publisher.batches.length];
+    expect(await e.handle(first)).toMatchObject({ ok: true, intentId: first.intentId, seat: null });
+    expect(store.offered.filter((c) => c.intentId === first.intentId)).toHaveLength(1);
+    expect(store.stored).toHaveLength(afterLeave);
+    expect(publisher.batches).toHaveLength(publishedAfterLeave);
+  });
+
+  it('at most once past the snapshot\'s recent intents: the store refuses the id, and the engine answers "applied" without publishing', async () => {
+    const { store, publisher, engine } = world();
+    const e = engine();
+    const send = envelopes('ONCE2', 'z');
+    await e.handle(send(0, create));
+    const first = send(1, join);
+    expect(await e.handle(first)).toMatchObject({ ok: true, seat: 1 });
+    // More changes than the snapshot keeps ids of; player 1 ends up without a seat, so the old join
+    // would change the table again if it were applied.
+    for (let i = 0; i < RECENT_INTENTS_KEPT / 2; i++) {
+      await e.handle(send(1, { kind: 'leave' }));
+      await e.handle(send(1, join));
+    }
+    await e.handle(send(1, { kind: 'leave' }));
+    const table = (await store.load('ONCE2'))!;
+    expect(table.recentIntents).not.toContain(first.intentId);
+    const [stored, published] = [store.stored.length, publisher.batches.length];
+    expect(await e.handle(first)).toMatchObject({
+      ok: true,
+      intentId: first.intentId,
+      version: table.version,
+    });
+    expect(store.offered.at(-1)?.intentId).toBe(first.intentId);
+    expect(store.stored).toHaveLength(stored);
+    expect(publisher.batches).toHaveLength(published);
+    expect((await store.load('ONCE2'))!.seats[1]).toBeNull();
+  });
+});

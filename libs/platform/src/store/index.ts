@@ -1,0 +1,2 @@
+export * from './sql-errors';
+export * from './table-queries';

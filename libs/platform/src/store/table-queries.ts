@@ -1,0 +1,307 @@
+import type { PrismaClient } from '../db';
+import type { GameTable, Match, Round, TableAction, TableSeat } from '../generated/prisma/client';
+import { isUniqueViolation, type UniqueKey } from './sql-errors';
+
+/*
+ * Every query of the tables' schema (prisma/schema.prisma), for the table-service (the only writer)
+ * and the gateway (reads). Row types are the Prisma models' fields; the statements are raw SQL where
+ * one statement does what the query API would take several round trips for (decision 0012).
+ */
+
+/** A table counts toward its host's limit until it is finished or closed (and has a clock). */
+export const OPEN_STATUSES = ['waiting', 'playing'] as const;
+const OPEN_STATUS_SQL = OPEN_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/** `@@unique([tableId, intentId])` of TableAction: an intent id is stored at most once per table. */
+export const INTENT_ID_KEY: UniqueKey = {
+  constraint: 'table_actions_table_id_intent_id_key',
+  columns: ['table_id', 'intent_id'],
+};
+
+/** A table's snapshot: its whole state (JSON) at `version`. */
+export type StoredSnapshot = Pick<GameTable, 'state' | 'version'>;
+
+/** A new table's row. `state` is the snapshot at version 0, as JSON text. */
+export interface NewTableRow extends Pick<
+  GameTable,
+  'id' | 'variant' | 'seatCount' | 'target' | 'oneRound' | 'hostPlayerId' | 'status' | 'deadlineAt'
+> {
+  readonly state: string;
+}
+
+/** One row of the log (table_actions), as the change's JSON recordset carries it. */
+export interface LogRow {
+  readonly seq: number;
+  readonly kind: TableAction['kind'];
+  readonly seat: TableAction['seat'];
+  readonly match_number: TableAction['matchNumber'];
+  readonly round_number: TableAction['roundNumber'];
+  readonly payload: unknown;
+  readonly intent_id: TableAction['intentId'];
+}
+
+export interface SeatRow {
+  readonly seat: TableSeat['seat'];
+  readonly player_id: TableSeat['playerId'];
+  readonly name: TableSeat['name'];
+}
+
+/** A match's row; `scores`, `winner_side` and `finished` once it ended (null keeps what is stored). */
+export interface MatchRow {
+  number: Match['number'];
+  variant: Match['variant'];
+  target: Match['target'];
+  one_round: Match['oneRound'];
+  seats: (string | null)[];
+  scores: unknown;
+  winner_side: Match['winnerSide'];
+  finished: boolean;
+}
+
+/** A round's row; `deal` when it was dealt, `result` and `finished` once it ended. */
+export interface RoundRow {
+  match_number: Round['matchNumber'];
+  number: Round['number'];
+  opener: Round['opener'] | null;
+  deal: unknown;
+  result: unknown;
+  finished: boolean;
+}
+
+/** One change of a table: its snapshot row, fenced on `expectedVersion`, with the rows it adds. */
+export interface TableChange extends Pick<GameTable, 'status' | 'deadlineAt'> {
+  readonly tableId: GameTable['id'];
+  readonly expectedVersion: number;
+  readonly version: number;
+  /** The snapshot at `version`, as JSON text. */
+  readonly state: string;
+  /** Null keeps the stored host. */
+  readonly hostPlayerId: GameTable['hostPlayerId'] | null;
+  readonly log: readonly LogRow[];
+  readonly seatsFreed: readonly number[];
+  readonly seatsTaken: readonly SeatRow[];
+  readonly matches: readonly MatchRow[];
+  readonly rounds: readonly RoundRow[];
+  /** Stored only while Postgres's own clock is before it (after any lock wait). */
+  readonly expiresAt: Date | null;
+}
+
+/** `stored`; `not-written` (another version is stored, or the expiry passed); `duplicate` (intent id). */
+export type ChangeOutcome = 'stored' | 'not-written' | 'duplicate';
+
+/** What the gateway shows of a table. */
+export interface TableSummaryRow extends Pick<
+  GameTable,
+  'id' | 'variant' | 'seatCount' | 'target' | 'oneRound' | 'status'
+> {
+  readonly seats: Pick<TableSeat, 'seat' | 'name'>[];
+}
+
+/*
+ * One statement per change: the fenced snapshot update, the log rows and the side rows all hang off
+ * the UPDATE's RETURNING, so when the version check fails nothing at all is written. One round trip.
+ */
+const APPEND_SQL = `
+WITH t AS (
+  UPDATE game_tables
+     SET state = $2::json, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), updated_at = now()
+   WHERE id = $1 AND version = $7 AND ($13::timestamptz IS NULL OR clock_timestamp() < $13::timestamptz)
+  RETURNING id
+), log AS (
+  INSERT INTO table_actions (table_id, seq, kind, seat, match_number, round_number, payload, intent_id)
+  SELECT t.id, x.seq, x.kind, x.seat, x.match_number, x.round_number, x.payload, x.intent_id
+    FROM t, jsonb_to_recordset($8::jsonb) AS x(seq bigint, kind text, seat int, match_number int, round_number int, payload jsonb, intent_id text)
+), freed AS (
+  DELETE FROM table_seats s USING t WHERE s.table_id = t.id AND s.seat = ANY($9::int[])
+), taken AS (
+  INSERT INTO table_seats (table_id, seat, player_id, name)
+  SELECT t.id, x.seat, x.player_id, x.name FROM t, jsonb_to_recordset($10::jsonb) AS x(seat int, player_id uuid, name text)
+  ON CONFLICT (table_id, seat) DO UPDATE SET player_id = EXCLUDED.player_id, name = EXCLUDED.name, joined_at = now()
+), m AS (
+  INSERT INTO matches (table_id, number, variant, target, one_round, seats, scores, winner_side, finished_at)
+  SELECT t.id, x.number, x.variant, x.target, x.one_round, x.seats, x.scores, x.winner_side, CASE WHEN x.finished THEN now() END
+    FROM t, jsonb_to_recordset($11::jsonb) AS x(number int, variant text, target int, one_round boolean, seats jsonb, scores jsonb, winner_side int, finished boolean)
+  ON CONFLICT (table_id, number) DO UPDATE
+     SET scores = COALESCE(EXCLUDED.scores, matches.scores), winner_side = COALESCE(EXCLUDED.winner_side, matches.winner_side),
+         finished_at = COALESCE(EXCLUDED.finished_at, matches.finished_at)
+), r AS (
+  INSERT INTO rounds (table_id, match_number, number, opener, deal, result, finished_at)
+  SELECT t.id, x.match_number, x.number, x.opener, COALESCE(x.deal, 'null'::jsonb), x.result, CASE WHEN x.finished THEN now() END
+    FROM t, jsonb_to_recordset($12::jsonb) AS x(match_number int, number int, opener int, deal jsonb, result jsonb, finished boolean)
+  ON CONFLICT (table_id, match_number, number) DO UPDATE
+     SET result = COALESCE(EXCLUDED.result, rounds.result), finished_at = COALESCE(EXCLUDED.finished_at, rounds.finished_at)
+)
+SELECT count(*)::int AS updated FROM t`;
+
+/*
+ * Opening a table, counted against its host's open tables. Run after the host's advisory lock in the
+ * same transaction: under READ COMMITTED this statement's snapshot is taken after the lock, so it sees
+ * every table another replica opened for this host before it, and no two openings can both see room.
+ * Uses game_tables_host_open_idx.
+ */
+const HOST_LOCK_SQL = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(1869, hashtext($1::text))';
+const CREATE_SQL = `
+WITH open AS (
+  SELECT count(*)::int AS n FROM game_tables WHERE host_player_id = $6::uuid AND status IN (${OPEN_STATUS_SQL})
+), inserted AS (
+  INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at)
+  SELECT $1::text, $2::text, $3::int, $4::int, $5::boolean, $6::uuid, $7::text, $8::bigint, $9::json, $10::timestamptz
+    FROM open WHERE open.n < $11::int
+  ON CONFLICT (id) DO NOTHING RETURNING id
+)
+SELECT (SELECT n FROM open) AS open, (SELECT count(*)::int FROM inserted) AS inserted`;
+
+const SUMMARY_SQL = `
+  select t.id, t.variant, t.seat_count as "seatCount", t.target, t.one_round as "oneRound", t.status,
+         coalesce(json_agg(json_build_object('seat', s.seat, 'name', s.name)) filter (where s.seat is not null), '[]') as seats
+    from game_tables t
+    left join table_seats s on s.table_id = t.id
+   where t.id = $1
+   group by t.id`;
+
+const STORED_INTENT_SQL = `
+  select t.version,
+         (select s.seat from table_seats s where s.table_id = t.id and s.player_id = $3::uuid) as seat
+    from table_actions a
+    join game_tables t on t.id = a.table_id
+   where a.table_id = $1 and a.intent_id = $2`;
+
+const timestamp = (at: Date | null): string | null => (at ? at.toISOString() : null);
+
+export class TableQueries {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async snapshot(tableId: string): Promise<StoredSnapshot | null> {
+    const rows = await this.prisma.$queryRawUnsafe<StoredSnapshot[]>(
+      'SELECT state, version FROM game_tables WHERE id = $1',
+      tableId,
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Inserts `row` at version 0 unless its host has `maxOpen` open tables (counted under the host's
+   * lock, so on every replica at once) or its id is taken. `open` is the host's count before it.
+   */
+  async insertTable(row: NewTableRow, maxOpen: number): Promise<{ inserted: boolean; open: number }> {
+    const [, rows] = await this.prisma.$transaction([
+      this.prisma.$queryRawUnsafe(HOST_LOCK_SQL, row.hostPlayerId),
+      this.prisma.$queryRawUnsafe<{ open: number; inserted: number }[]>(
+        CREATE_SQL,
+        row.id,
+        row.variant,
+        row.seatCount,
+        row.target,
+        row.oneRound,
+        row.hostPlayerId,
+        row.status,
+        0,
+        row.state,
+        timestamp(row.deadlineAt),
+        maxOpen,
+      ),
+    ]);
+    const outcome = rows[0] ?? { open: 0, inserted: 0 };
+    return { inserted: outcome.inserted > 0, open: outcome.open };
+  }
+
+  /** Stores `change` in one statement (APPEND_SQL), or nothing of it. */
+  async append(change: TableChange): Promise<ChangeOutcome> {
+    try {
+      const rows = await this.prisma.$queryRawUnsafe<{ updated: number }[]>(
+        APPEND_SQL,
+        change.tableId,
+        change.state,
+        change.version,
+        change.status,
+        timestamp(change.deadlineAt),
+        change.hostPlayerId,
+        change.expectedVersion,
+        JSON.stringify(change.log),
+        change.seatsFreed,
+        JSON.stringify(change.seatsTaken),
+        JSON.stringify(change.matches),
+        JSON.stringify(change.rounds),
+        timestamp(change.expiresAt),
+      );
+      return rows[0]?.updated === 1 ? 'stored' : 'not-written';
+    } catch (error) {
+      if (isUniqueViolation(error, INTENT_ID_KEY)) return 'duplicate';
+      throw error;
+    }
+  }
+
+  /** Finished or closed tables not changed since `idleBefore`, found by game_tables_status_idx. */
+  async archivableTableIds(idleBefore: Date, limit: number): Promise<string[]> {
+    const rows = await this.prisma.gameTable.findMany({
+      select: { id: true },
+      where: { status: { in: ['finished', 'closed'] }, updatedAt: { lt: idleBefore } },
+      take: limit,
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Moves one table, with its seats, matches, rounds and whole log, into the `archive` schema, in one
+   * transaction (the `archive_table` function of migration 20261201140000_archive). False when it is
+   * gone, open again, or changed since `idleBefore`: nothing moved.
+   */
+  async archiveTable(tableId: string, idleBefore: Date): Promise<boolean> {
+    const rows = await this.prisma.$queryRawUnsafe<{ moved: boolean }[]>(
+      'SELECT archive_table($1, $2::timestamptz) AS moved',
+      tableId,
+      idleBefore.toISOString(),
+    );
+    return rows[0]?.moved === true;
+  }
+
+  /** How many tables `hostPlayerId` has open (by game_tables_host_open_idx). */
+  openTablesOf(hostPlayerId: string): Promise<number> {
+    return this.prisma.gameTable.count({ where: { hostPlayerId, status: { in: [...OPEN_STATUSES] } } });
+  }
+
+  /**
+   * The id and deadline (the state's `deadline`, JSON) of every open table of `shards` out of `total`
+   * that has one, in one query: an index scan of game_tables_open_route_idx, whose route_hash is
+   * libs/protocol's shardOf computed by Postgres, reading each row's deadline (decision 0011).
+   */
+  openTableDeadlines(shards: readonly number[], total: number): Promise<{ id: string; deadline: unknown }[]> {
+    return this.prisma.$queryRawUnsafe<{ id: string; deadline: unknown }[]>(
+      `SELECT id, state->'deadline' AS deadline FROM game_tables WHERE status IN (${OPEN_STATUS_SQL}) AND (route_hash % $1) = ANY($2::int[]) AND json_typeof(state->'deadline') = 'object'`,
+      total,
+      [...shards],
+    );
+  }
+
+  /** Table `tableId`'s settings, status and seated names, in one round trip. */
+  async summary(tableId: string): Promise<TableSummaryRow | null> {
+    const rows = await this.prisma.$queryRawUnsafe<TableSummaryRow[]>(SUMMARY_SQL, tableId);
+    return rows[0] ?? null;
+  }
+
+  /** Whether intent `intentId` is in table `tableId`'s log; if so the table's version and the player's seat. */
+  async storedIntent(
+    tableId: string,
+    intentId: string,
+    playerId: string | null,
+  ): Promise<{ version: number; seat: number | null } | null> {
+    const rows = await this.prisma.$queryRawUnsafe<{ version: bigint; seat: number | null }[]>(
+      STORED_INTENT_SQL,
+      tableId,
+      intentId,
+      playerId,
+    );
+    const row = rows[0];
+    return row ? { version: Number(row.version), seat: row.seat } : null;
+  }
+
+  /** Whether Postgres answers. */
+  async ping(): Promise<boolean> {
+    try {
+      await this.prisma.$queryRawUnsafe('select 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
