@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { createTable, requestIdentity, type TableView } from '@dominoes/protocol';
+import { createTable, messageOfAction, requestIdentity, type TableView } from '@dominoes/protocol';
 import type { SeededRng } from '@dominoes/rules';
 import type { LoadConfig } from './args';
 import { LeanSeat, SeatError, type Reply, type SeatEvents, type ViewFrame } from './lean-client';
@@ -226,12 +226,8 @@ export class TableRun implements SeatEvents {
     }
     const legal = view.game!.legal;
     const action = legal[rng.below(legal.length)]!;
-    const body =
-      action.type !== 'play'
-        ? {}
-        : action.end === undefined
-          ? { tile: action.tile }
-          : { tile: action.tile, end: action.end };
+    // The seat's frame for the action; the lean client gives it its own id.
+    const { type, id: _id, ...body } = messageOfAction(action, 'unsent');
     const measure: Measure = {
       t0: performance.now(),
       actor: bot.index,
@@ -240,7 +236,7 @@ export class TableRun implements SeatEvents {
       got: 0,
       lastAt: 0,
     };
-    bot.seat.send(action.type, body, (reply) => this.replied(bot, reply, measure));
+    bot.seat.send(type, body, (reply) => this.replied(bot, reply, measure));
   }
 
   private replied(bot: Bot, reply: Reply, measure: Measure | null): void {
