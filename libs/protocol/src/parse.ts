@@ -22,17 +22,28 @@ const refuse = <T>(code: ErrorCode, message: string, id: string | null = null): 
 });
 
 /** A short, human reading of zod's issues: "tile: expected array; unknown field 'x'". */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.ZodError, input: unknown): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => {
       if (issue.code === 'unrecognized_keys')
         return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
       const path = issue.path.length > 0 ? issue.path.join('.') : 'message';
-      if (issue.code === 'invalid_type' && issue.input === undefined) return `${path}: missing`;
+      // zod 4 leaves the input off its issues: a field is missing when the value at its path is.
+      if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined)
+        return `${path}: missing`;
       return `${path}: ${issue.message}`;
     })
     .join('; ');
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
 }
 
 /** The frame's id, echoed on its error only when it is a valid intent id (else the error frame would be invalid). */
@@ -65,6 +76,6 @@ export function parseClientFrame(raw: string, maxBytes = MAX_FRAME_BYTES): Parse
   }
   const schema = ClientMessageSchemas[type as ClientMessageType];
   const parsed = schema.safeParse(value);
-  if (!parsed.success) return refuse('INVALID_MESSAGE', describeIssues(parsed.error), id);
+  if (!parsed.success) return refuse('INVALID_MESSAGE', describeIssues(parsed.error, value), id);
   return { ok: true, value: parsed.data as ClientMessage };
 }

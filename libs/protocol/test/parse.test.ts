@@ -65,6 +65,13 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
     expect(refusal('{"type":"pass","id":"has spaces"}').id).toBeNull();
   });
 
+  it('names a field of the wrong type as such, not as missing', () => {
+    const message = refusal('{"type":"play","id":"q3","tile":"6-6"}').message;
+    expect(message).toMatch(/^tile: /);
+    expect(message).not.toContain('missing');
+    expect(refusal('{"type":"play","id":"q4","tile":[6,"6"]}').message).toMatch(/^tile\.1: (?!missing)/);
+  });
+
   it(`refuses a frame over ${MAX_FRAME_BYTES} bytes unread, counting UTF-8 bytes`, () => {
     expect(refusal(`{"type":"sync","id":"x","p":"${'a'.repeat(MAX_FRAME_BYTES)}"}`).code).toBe(
       'FRAME_TOO_LARGE',

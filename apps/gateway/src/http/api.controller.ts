@@ -93,7 +93,7 @@ export class ApiController {
   @HttpCode(200)
   async identity(@Req() req: IncomingMessage, @Body() body: unknown): Promise<IdentityResponse> {
     const parsed = IdentityRequestSchema.safeParse(body);
-    if (!parsed.success) throw new ApiError(400, 'INVALID_MESSAGE', describeIssues(parsed.error));
+    if (!parsed.success) throw new ApiError(400, 'INVALID_MESSAGE', describeIssues(parsed.error, body));
     await this.limits.take('identity', this.limits.addressOf(req));
     const playerId = randomUUID();
     const name = parsed.data.name;
