@@ -28,6 +28,14 @@ describe('table engine on in-memory ports', () => {
   };
   const create = { kind: 'create', config: { variant: 'partnership' } } as const;
   const join = { kind: 'join' } as const;
+  /** A world with table `tableId` opened by player 0 through `first`, one engine (a replica). */
+  const opened = async (tableId: string, idPrefix: string) => {
+    const w = world();
+    const first = w.engine();
+    const send = envelopes(tableId, idPrefix);
+    expect(await first.handle(send(0, create))).toMatchObject({ ok: true, seat: 0 });
+    return { ...w, first, send };
+  };
   /** Lets every pending promise callback run. */
   const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
   const gate = () => {
@@ -37,10 +45,7 @@ describe('table engine on in-memory ports', () => {
   };
 
   it("runs one table's intents one at a time in arrival order, each on top of the one before, while another table's go on", async () => {
-    const { store, engine } = world();
-    const e = engine();
-    const send = envelopes('ORDER1', 'o');
-    await e.handle(send(0, create));
+    const { store, first: e, send } = await opened('ORDER1', 'o');
     const held = gate();
     store.beforeWrite = (change) => (change.tableId === 'ORDER1' ? held.opened : undefined);
     const joins = [1, 2, 3].map((p) => send(p, join));
@@ -66,11 +71,8 @@ describe('table engine on in-memory ports', () => {
   });
 
   it('a replica with a stale copy is fenced: its write is refused and nothing of it is published; it reloads and applies on top', async () => {
-    const { store, publisher, engine } = world();
-    const a = engine();
+    const { store, publisher, engine, first: a, send } = await opened('FENCE1', 'f');
     const b = engine();
-    const send = envelopes('FENCE1', 'f');
-    await a.handle(send(0, create));
     const stale = (await b.load('FENCE1'))!;
     await a.handle(send(1, join));
     const before = publisher.batches.length;
@@ -95,11 +97,8 @@ describe('table engine on in-memory ports', () => {
   });
 
   it('a replica fenced again on its retry answers UNAVAILABLE: nothing of its intent is stored or published', async () => {
-    const { store, publisher, engine } = world();
-    const loser = engine();
+    const { store, publisher, engine, first: loser, send } = await opened('FENCE2', 'g');
     const winner = engine();
-    const send = envelopes('FENCE2', 'g');
-    await loser.handle(send(0, create));
     const lost = send(1, join);
     const others = [send(2, join), send(3, join)];
     // Each time the loser offers its write, the other replica has just written the table first.
@@ -117,10 +116,7 @@ describe('table engine on in-memory ports', () => {
   });
 
   it('a store that fails: no view is published, no deadline set, and the table is marked for a reload', async () => {
-    const { store, publisher, scheduled, engine } = world();
-    const e = engine();
-    const send = envelopes('FAIL1', 'x');
-    await e.handle(send(0, create));
+    const { store, publisher, scheduled, first: e, send } = await opened('FAIL1', 'x');
     const [published, deadlines] = [publisher.batches.length, scheduled.length];
     store.beforeWrite = () => {
       throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
@@ -141,10 +137,7 @@ describe('table engine on in-memory ports', () => {
   });
 
   it('at most once: a repeated intent id is answered as applied, and neither stored nor published again', async () => {
-    const { store, publisher, engine } = world();
-    const e = engine();
-    const send = envelopes('ONCE1', 'y');
-    await e.handle(send(0, create));
+    const { store, publisher, engine, first: e, send } = await opened('ONCE1', 'y');
     const first = send(1, join);
     const applied = await e.handle(first);
     expect(applied).toMatchObject({ ok: true, seat: 1 });
@@ -165,10 +158,7 @@ describe('table engine on in-memory ports', () => {
   });
 
   it('at most once past the snapshot\'s recent intents: the store refuses the id, and the engine answers "applied" without publishing', async () => {
-    const { store, publisher, engine } = world();
-    const e = engine();
-    const send = envelopes('ONCE2', 'z');
-    await e.handle(send(0, create));
+    const { store, publisher, first: e, send } = await opened('ONCE2', 'z');
     const first = send(1, join);
     expect(await e.handle(first)).toMatchObject({ ok: true, seat: 1 });
     // More changes than the snapshot keeps ids of; player 1 ends up without a seat, so the old join

@@ -40,12 +40,7 @@ export class InMemoryTableStore implements TableRepository {
     return this.tables.get(tableId) ?? null;
   }
 
-  async create(
-    table: TableState,
-    events: readonly TableEvent[],
-    intentId: string | null,
-    limits: { readonly maxOpenTablesPerHost: number },
-  ): Promise<TableState | null> {
+  readonly create: TableRepository['create'] = async (table, events, intentId, limits) => {
     if (this.tables.has(table.id)) return null;
     const open = table.hostPlayerId === null ? 0 : await this.openTablesOf(table.hostPlayerId);
     if (open >= limits.maxOpenTablesPerHost) throw new TooManyTablesError(open, limits.maxOpenTablesPerHost);
@@ -54,15 +49,9 @@ export class InMemoryTableStore implements TableRepository {
     const after: TableState = { ...table, recentIntents: intentId ? [intentId] : [] };
     await this.append(empty, after, events, intentId);
     return { ...after, version: events.length };
-  }
+  };
 
-  async append(
-    before: TableState,
-    after: TableState,
-    events: readonly TableEvent[],
-    intentId: string | null,
-    expiresAt?: number,
-  ): Promise<void> {
+  readonly append: TableRepository['append'] = async (before, after, events, intentId, expiresAt) => {
     const change: OfferedChange = { tableId: after.id, fromVersion: before.version, after, events, intentId };
     this.offered.push(change);
     await this.beforeWrite(change);
@@ -75,7 +64,7 @@ export class InMemoryTableStore implements TableRepository {
     this.intents.set(after.id, seen);
     this.tables.set(after.id, { ...after, version: before.version + events.length });
     this.stored.push(change);
-  }
+  };
 
   async openTablesOf(hostPlayerId: string): Promise<number> {
     const open: readonly string[] = OPEN_STATUSES;
