@@ -1,43 +1,36 @@
+import { Module, type DynamicModule } from '@nestjs/common';
 import {
-  Inject,
-  Module,
-  type DynamicModule,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-} from '@nestjs/common';
-import { createRedis, ShardedStreamsClient, type Clock, type Logger } from '@dominoes/platform';
+  createRedis,
+  HealthController,
+  lifecycle,
+  READINESS,
+  ShardedStreamsClient,
+  type ServiceDeps,
+  type ReadinessCheck,
+} from '@dominoes/platform';
 import { redisNames } from '@dominoes/protocol';
 import type { GatewayConfig } from './config';
 import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
 import { RateLimiter } from './edge/rate-limiter';
 import { ApiController } from './http/api.controller';
-import { HealthController, WebController } from './http/health.controller';
+import { WebController } from './http/health.controller';
 import { HttpLimits } from './http/http-limits';
 import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
 import { GatewayMetrics } from './metrics';
 import { TableReader } from './tables/table-reader';
+import { GatewayHeartbeat } from './ws/gateway-heartbeat';
 import { SeatRouter } from './ws/seat-router';
 import { PlayerSockets } from './ws/player-sockets';
 import { SocketHub } from './ws/socket-hub';
 import { SocketsGateway } from './ws/sockets.gateway';
 
-export interface GatewayDeps {
+/** What startService builds the module from, and the service's configuration. */
+export interface GatewayDeps extends ServiceDeps<GatewayMetrics> {
   readonly config: GatewayConfig;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics: GatewayMetrics;
 }
 
 @Module({})
-export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    @Inject(IntentService) private readonly intents: IntentService,
-    @Inject(SeatRouter) private readonly router: SeatRouter,
-    @Inject(TableReader) private readonly tables: TableReader,
-    @Inject(HttpLimits) private readonly limits: HttpLimits,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
+export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     const { config } = deps;
     const names = redisNames(config.redisPrefix);
@@ -123,17 +116,54 @@ export class GatewayModule implements OnModuleInit, OnApplicationShutdown {
           },
         },
         SocketsGateway,
+        {
+          // Alive before the port opens: the table-services judge this gateway's connection ids by it.
+          provide: GatewayHeartbeat,
+          inject: [SocketHub],
+          useFactory: (hub: SocketHub) =>
+            new GatewayHeartbeat({
+              redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:heartbeat`, {
+                maxRetriesPerRequest: 1,
+              }),
+              key: names.gatewayAlive(config.gatewayId),
+              epoch: hub.epoch,
+              intervalMs: config.heartbeatMs,
+              ttlMs: config.heartbeatTtlMs,
+              logger: deps.logger,
+            }),
+        },
+        {
+          // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
+          provide: READINESS,
+          inject: [IntentService, TableReader],
+          useFactory: (intents: IntentService, tables: TableReader): ReadinessCheck[] => [
+            { name: 'redis', probe: () => intents.ping() },
+            { name: 'postgres', probe: () => tables.ping() },
+          ],
+        },
+        lifecycle(
+          [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat],
+          (
+            intents: IntentService,
+            router: SeatRouter,
+            tables: TableReader,
+            limits: HttpLimits,
+            hub: SocketHub,
+            heartbeat: GatewayHeartbeat,
+          ) => ({
+            // The reply channel is subscribed before the first intent can be sent.
+            connect: [() => Promise.all([intents.connect(), limits.ready()])],
+            start: [() => heartbeat.start()],
+            // Drains the sockets (reconnect + 1012); their presence notes are flushed, so nothing is
+            // left for a sweep to do, and the heartbeat key is deleted. Then HTTP closes, then the stores.
+            stop: [() => hub.drain(), () => heartbeat.stop()],
+            close: [
+              () => Promise.all([intents.close(), router.close(), tables.close(), limits.close()]),
+              () => deps.logger.debug('gateway connections closed'),
+            ],
+          }),
+        ),
       ],
     };
-  }
-
-  /** The reply channel is subscribed before the first intent can be sent. */
-  async onModuleInit(): Promise<void> {
-    await Promise.all([this.intents.connect(), this.limits.ready()]);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.intents.close(), this.router.close(), this.tables.close(), this.limits.close()]);
-    this.logger.debug('gateway connections closed');
   }
 }

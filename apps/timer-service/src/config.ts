@@ -1,22 +1,20 @@
-import { intFromEnv, readBaseConfig, type BaseConfig } from '@dominoes/platform';
+import { envInt, envString, serviceConfig } from '@dominoes/platform';
 
-export interface TimerConfig extends BaseConfig {
-  readonly port: number;
-  readonly host: string;
-  /** Deadline jobs processed at once by this replica. */
-  readonly concurrency: number;
-  /** How often the queue depth gauge is refreshed. */
-  readonly queueDepthIntervalMs: number;
-  readonly shutdownGraceMs: number;
-}
+export const readTimerConfig = serviceConfig(
+  {
+    PORT: envInt(8082, 0, 65535),
+    HOST: envString('0.0.0.0'),
+    WORKER_CONCURRENCY: envInt(50, 1, 1000),
+    QUEUE_DEPTH_INTERVAL_MS: envInt(5000, 100, 600_000),
+  },
+  (env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    /** Deadline jobs processed at once by this replica. */
+    concurrency: env.WORKER_CONCURRENCY,
+    /** How often the queue depth gauge is refreshed. */
+    queueDepthIntervalMs: env.QUEUE_DEPTH_INTERVAL_MS,
+  }),
+);
 
-export function readTimerConfig(env: NodeJS.ProcessEnv = process.env): TimerConfig {
-  return {
-    ...readBaseConfig(env),
-    port: intFromEnv(env, 'PORT', 8082, 0, 65535),
-    host: env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0',
-    concurrency: intFromEnv(env, 'WORKER_CONCURRENCY', 50, 1, 1000),
-    queueDepthIntervalMs: intFromEnv(env, 'QUEUE_DEPTH_INTERVAL_MS', 5000, 100, 600_000),
-    shutdownGraceMs: intFromEnv(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 120_000),
-  };
-}
+export type TimerConfig = ReturnType<typeof readTimerConfig>;

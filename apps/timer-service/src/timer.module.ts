@@ -1,103 +1,37 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Module, type DynamicModule } from '@nestjs/common';
 import {
-  Inject,
-  Module,
-  type DynamicModule,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
-import { createDeadlineQueue, ShardedStreamsClient, type Clock, type Logger } from '@dominoes/platform';
+  createDeadlineQueue,
+  HealthController,
+  lifecycle,
+  MetricsController,
+  READINESS,
+  ServiceMetrics,
+  ShardedStreamsClient,
+  type ServiceDeps,
+  type ReadinessCheck,
+} from '@dominoes/platform';
 import type { TimerConfig } from './config';
 import { DeadlineWorker } from './deadline-worker';
 import { TimerMetrics } from './metrics';
 
-export interface TimerDeps {
+/** What startService builds the module from, and the service's configuration. */
+export interface TimerDeps extends ServiceDeps<TimerMetrics> {
   readonly config: TimerConfig;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics: TimerMetrics;
 }
-
-export const TIMER_DEPS = Symbol('TIMER_DEPS');
 
 /**
- * Health and metrics on a bare node:http server: the timer-service has no other HTTP to serve.
+ * The timer-service: the deadline worker, and on its port only /health and /metrics.
  * /health/ready is 200 when Redis answers PING and the worker runs.
  */
-export class HealthServer {
-  private server: Server | null = null;
-
-  constructor(
-    private readonly deps: TimerDeps,
-    private readonly worker: DeadlineWorker,
-    private readonly client: ShardedStreamsClient,
-  ) {}
-
-  listen(): Promise<number> {
-    const { metrics } = this.deps;
-    this.server = createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      const json = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method !== 'GET')
-        return json(405, { error: { code: 'INVALID_MESSAGE', message: 'GET only.' } });
-      if (path === '/health/live') return json(200, { status: 'ok' });
-      if (path === '/health/ready') {
-        void this.client.ping().then((redis) => {
-          const worker = this.worker.running;
-          json(redis && worker ? 200 : 503, {
-            status: redis && worker ? 'ok' : 'unavailable',
-            redis: redis ? 'ok' : 'down',
-            worker: worker ? 'running' : 'stopped',
-          });
-        });
-        return;
-      }
-      if (path === '/metrics') {
-        void metrics.registry.metrics().then((text) => {
-          res.writeHead(200, { 'content-type': metrics.registry.contentType });
-          res.end(text);
-        });
-        return;
-      }
-      json(404, { error: { code: 'INVALID_MESSAGE', message: 'There is no such route.' } });
-    });
-    return new Promise((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.deps.config.port, this.deps.config.host, () =>
-        resolve((this.server!.address() as AddressInfo).port),
-      );
-    });
-  }
-
-  close(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    if (!server) return Promise.resolve();
-    server.closeAllConnections();
-    return new Promise((resolve) => server.close(() => resolve()));
-  }
-}
-
 @Module({})
-export class TimerModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  port = 0;
-
-  constructor(
-    @Inject(TIMER_DEPS) private readonly deps: TimerDeps,
-    @Inject(DeadlineWorker) private readonly worker: DeadlineWorker,
-    @Inject(HealthServer) private readonly health: HealthServer,
-  ) {}
-
+export class TimerModule {
   static forRoot(deps: TimerDeps): DynamicModule {
     const { config } = deps;
     return {
       module: TimerModule,
+      controllers: [HealthController, MetricsController],
       providers: [
-        { provide: TIMER_DEPS, useValue: deps },
+        { provide: ServiceMetrics, useValue: deps.metrics },
         {
           // The same transport the gateway uses; the timer only emits (no reply channel).
           provide: ShardedStreamsClient,
@@ -124,23 +58,19 @@ export class TimerModule implements OnApplicationBootstrap, OnApplicationShutdow
             ),
         },
         {
-          provide: HealthServer,
-          inject: [DeadlineWorker, ShardedStreamsClient],
-          useFactory: (worker: DeadlineWorker, client: ShardedStreamsClient) =>
-            new HealthServer(deps, worker, client),
+          provide: READINESS,
+          inject: [ShardedStreamsClient, DeadlineWorker],
+          useFactory: (client: ShardedStreamsClient, worker: DeadlineWorker): ReadinessCheck[] => [
+            { name: 'redis', probe: () => client.ping() },
+            { name: 'worker', probe: () => worker.running, up: 'running', down: 'stopped' },
+          ],
         },
+        // The port closes first on shutdown, then the worker finishes the jobs in hand.
+        lifecycle([DeadlineWorker], (worker: DeadlineWorker) => ({
+          start: [() => worker.start()],
+          close: [() => worker.close(), () => deps.logger.debug('timer-service connections closed')],
+        })),
       ],
     };
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.worker.start();
-    this.port = await this.health.listen();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.health.close();
-    await this.worker.close();
-    this.deps.logger.debug('timer-service connections closed');
   }
 }

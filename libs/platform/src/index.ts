@@ -10,4 +10,5 @@ export * from './transport/sharded-streams.client';
 export * from './nest-logger';
 export * from './telemetry';
 export * from './shutdown';
+export * from './service';
 export * from './store';

@@ -4,42 +4,6 @@ import { join } from 'node:path';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../di';
-import { IntentService } from '../intents/intent.service';
-import { TableReader } from '../tables/table-reader';
-import { sendJson } from './errors';
-
-const within = <T>(ms: number, promise: Promise<T>, fallback: T): Promise<T> =>
-  Promise.race([promise, new Promise<T>((resolve) => setTimeout(() => resolve(fallback), ms).unref())]);
-
-@Controller()
-export class HealthController {
-  constructor(
-    @Inject(IntentService) private readonly intents: IntentService,
-    @Inject(TableReader) private readonly tables: TableReader,
-  ) {}
-
-  /** 200 while the event loop runs. */
-  @Get('health/live')
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
-  }
-
-  /** 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed. */
-  @Get('health/ready')
-  async ready(@Res() res: ServerResponse): Promise<void> {
-    const [redis, postgres] = await Promise.all([
-      within(2000, this.intents.ping(), false),
-      within(2000, this.tables.ping(), false),
-    ]);
-    const body = {
-      status: redis && postgres ? 'ok' : 'unavailable',
-      redis: redis ? 'ok' : 'down',
-      postgres: postgres ? 'ok' : 'down',
-    };
-    sendJson(res, redis && postgres ? 200 : 503, body);
-  }
-}
-
 const NOT_BUILT = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Dominoes</title></head>
 <body><h1>Dominoes</h1><p>The gateway is running, but the web client is not built yet (apps/web/dist is missing).</p>

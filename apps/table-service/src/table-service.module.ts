@@ -1,0 +1,189 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  HealthController,
+  lifecycle,
+  MetricsController,
+  READINESS,
+  ServiceMetrics,
+  upsertDeadline,
+  type ServiceDeps,
+  type Clock,
+  type DeadlineQueue,
+  type PrismaClient,
+  type ReadinessCheck,
+  type Redis,
+} from '@dominoes/platform';
+import type { RedisNames } from '@dominoes/protocol';
+import { IntentsController } from './app.controllers';
+import type { TableServiceConfig } from './config';
+import { DeadlineKeeper } from './deadlines/deadline-keeper';
+import { TableServiceMetrics } from './metrics';
+import { StaleConnectionSweeper } from './presence/stale-connections';
+import { Archiver } from './retention/archiver';
+import { OwnedShards } from './shards/owned-shards';
+import { DEADLINE_QUEUE, PRISMA, REDIS, REDIS_NAMES, StoresModule } from './stores.module';
+import { TableEngine, type DeadlineScheduler } from './table/table-engine';
+import { RedisSeatPublisher } from './table/seat-publisher';
+import { TableStore } from './table/table-store';
+import { ShardedStreamsServer } from './transport/sharded-streams.server';
+
+/** What startService builds the module from, and the service's configuration. */
+export interface TableServiceDeps extends ServiceDeps<TableServiceMetrics> {
+  readonly config: TableServiceConfig;
+}
+
+/** The engine sets each table's one deadline job (the keeper sets them again when a shard is taken). */
+const deadlineJobs = (queue: DeadlineQueue, clock: Clock): DeadlineScheduler => ({
+  schedule: async (tableId, deadline, traceparent) => {
+    const job = { tableId, key: deadline.key, dueAt: deadline.at, ...(traceparent ? { traceparent } : {}) };
+    await upsertDeadline(queue, job, deadline.at - clock.now());
+  },
+});
+
+/**
+ * The table-service: the shard transport feeds IntentsController, which runs the engine; the keeper,
+ * the presence sweep and the archiver run beside it. Every provider is built from the ones before it
+ * (no forward reference): who owns which shard is OwnedShards, which the transport keeps up to date.
+ */
+@Module({})
+export class TableServiceModule {
+  static forRoot(deps: TableServiceDeps): DynamicModule {
+    const { config, clock, logger, metrics } = deps;
+    const shards = config.tableShards;
+    return {
+      module: TableServiceModule,
+      imports: [StoresModule.forRoot(config)],
+      controllers: [IntentsController, HealthController, MetricsController],
+      providers: [
+        { provide: ServiceMetrics, useValue: metrics },
+        { provide: OwnedShards, useFactory: () => new OwnedShards(shards) },
+        {
+          provide: TableStore,
+          inject: [PRISMA],
+          useFactory: (prisma: PrismaClient) => new TableStore(prisma),
+        },
+        {
+          provide: TableEngine,
+          inject: [TableStore, REDIS, REDIS_NAMES, DEADLINE_QUEUE],
+          useFactory: (store: TableStore, redis: Redis, names: RedisNames, queue: DeadlineQueue) =>
+            new TableEngine({
+              store,
+              publisher: new RedisSeatPublisher(redis, names),
+              clock,
+              durations: config.durations,
+              deadlines: deadlineJobs(queue, clock),
+              logger,
+              metrics,
+              limits: config.tableLimits,
+            }),
+        },
+        {
+          provide: DeadlineKeeper,
+          inject: [DEADLINE_QUEUE, TableStore, TableEngine, OwnedShards],
+          useFactory: (queue: DeadlineQueue, store: TableStore, engine: TableEngine, owned: OwnedShards) =>
+            new DeadlineKeeper(queue, shards, store, engine, clock, logger, config.overdueGraceMs, (id) =>
+              owned.owns(id),
+            ),
+        },
+        {
+          provide: ShardedStreamsServer,
+          inject: [REDIS, REDIS_NAMES, DeadlineKeeper, TableEngine, OwnedShards],
+          useFactory: (
+            redis: Redis,
+            names: RedisNames,
+            keeper: DeadlineKeeper,
+            engine: TableEngine,
+            owned: OwnedShards,
+          ) =>
+            new ShardedStreamsServer({
+              redis,
+              names,
+              shards,
+              replicaId: config.replicaId,
+              logger,
+              onShardAcquired: (shard) => {
+                owned.acquired(shard);
+                keeper.shardAcquired(shard);
+              },
+              onShardLost: (shard) => {
+                owned.lost(shard);
+                engine.forget(OwnedShards.tablesOf(shard, shards));
+              },
+            }),
+        },
+        {
+          provide: Archiver,
+          inject: [TableStore, TableEngine],
+          useFactory: (store: TableStore, engine: TableEngine) =>
+            new Archiver({
+              store,
+              forget: (ids) => engine.forget((tableId) => ids.has(tableId)),
+              clock,
+              logger,
+              afterMs: config.archive.afterMs,
+              intervalMs: config.archive.intervalMs,
+            }),
+        },
+        {
+          provide: StaleConnectionSweeper,
+          inject: [TableEngine, REDIS, REDIS_NAMES, OwnedShards],
+          useFactory: (engine: TableEngine, redis: Redis, names: RedisNames, owned: OwnedShards) =>
+            new StaleConnectionSweeper({
+              engine,
+              redis,
+              names,
+              clock,
+              logger,
+              owns: (tableId) => owned.owns(tableId),
+              graceMs: config.gatewayGoneGraceMs,
+              intervalMs: config.presenceSweepMs,
+            }),
+        },
+        {
+          // Ready only while Postgres and Redis both answer (within 2 s each).
+          provide: READINESS,
+          inject: [PRISMA, REDIS],
+          useFactory: (prisma: PrismaClient, redis: Redis): ReadinessCheck[] => [
+            { name: 'postgres', probe: () => prisma.$queryRawUnsafe('select 1').then(() => true), up: 'up' },
+            { name: 'redis', probe: () => redis.ping().then(() => true), up: 'up' },
+          ],
+        },
+        // Shutdown: the sweeps stop, then HTTP and the transport close (the intents in hand finish,
+        // the shards are given back), then the queue, Postgres and Redis.
+        lifecycle(
+          [
+            DeadlineKeeper,
+            StaleConnectionSweeper,
+            Archiver,
+            TableEngine,
+            OwnedShards,
+            DEADLINE_QUEUE,
+            PRISMA,
+            REDIS,
+          ],
+          (
+            keeper: DeadlineKeeper,
+            staleConnections: StaleConnectionSweeper,
+            archiver: Archiver,
+            engine: TableEngine,
+            owned: OwnedShards,
+            queue: DeadlineQueue,
+            prisma: PrismaClient,
+            redis: Redis,
+          ) => ({
+            connect: [
+              () =>
+                metrics.watch(
+                  () => engine.cachedTables(),
+                  () => owned.size,
+                ),
+            ],
+            start: [() => keeper.startSweep(), () => staleConnections.start(), () => archiver.start()],
+            stop: [() => keeper.stop(), () => staleConnections.stop(), () => archiver.stop()],
+            close: [() => queue.close(), () => prisma.$disconnect(), () => redis.disconnect()],
+          }),
+        ),
+      ],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+export * from './health';
+export * from './lifecycle';
+export * from './metrics';
+export * from './start';
