@@ -1,4 +1,4 @@
-import { ProtocolError, type TableView } from '@dominoes/protocol';
+import { intentIds, ProtocolError, type TableView } from '@dominoes/protocol';
 import { createSeededRng, type Action, type SeededRng } from '@dominoes/rules';
 import type { TestPlayer } from '../src/players';
 
@@ -132,14 +132,17 @@ export class ChaosTable {
     if (!request) return this.schedule(player);
     const intentId = player.client.nextId();
     const record: SentIntent = {
-      intentId: `${player.playerId}:${intentId}`,
-      kind: request.type,
+      intentId: intentIds.player(player.playerId, intentId),
+      kind: typeof request === 'string' ? request : request.type,
       at: Date.now(),
       outcome: 'pending',
     };
     this.sent.push(record);
-    const done = player.client
-      .request(request.type as never, request.body as never, intentId)
+    const sending =
+      typeof request === 'string'
+        ? player.client.request(request, {}, intentId)
+        : player.client.act(request, intentId);
+    const done = sending
       .then(
         () => {
           record.outcome = 'acked';
@@ -158,16 +161,13 @@ export class ChaosTable {
   }
 
   /** What this player does now, on its own view: a random legal move, the host's break cut, or the next match. */
-  private choose(view: TableView): { type: string; body: object } | null {
+  private choose(view: TableView): Action | 'newMatch' | 'startRound' | null {
     const host = view.hostSeat === view.you.seat;
-    if (view.status === 'finished') return host ? { type: 'newMatch', body: {} } : null;
+    if (view.status === 'finished') return host ? 'newMatch' : null;
     const game = view.game;
-    if (game?.phase === 'between-rounds') return host ? { type: 'startRound', body: {} } : null;
+    if (game?.phase === 'between-rounds') return host ? 'startRound' : null;
     if (game?.phase !== 'playing' || game.turn !== view.you.seat || game.legal.length === 0) return null;
-    const action = game.legal[this.rng.below(game.legal.length)] as Action;
-    if (action.type !== 'play') return { type: action.type, body: {} };
-    const tile = [action.tile[0], action.tile[1]];
-    return { type: 'play', body: action.end === undefined ? { tile } : { tile, end: action.end } };
+    return game.legal[this.rng.below(game.legal.length)]!;
   }
 
   /** After the players stopped: each player's latest view (a sync asks for it again) for the final comparison. */

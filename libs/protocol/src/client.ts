@@ -159,8 +159,8 @@ export class DominoesClient {
   }
 
   /** Sends one of the seat's legal actions (`view.game.legal`) as its frame, and waits for its ack. */
-  act(action: Action): Promise<Ack> {
-    return this.ask(messageOfAction(action, this.nextId()));
+  act(action: Action, id = this.nextId()): Promise<Ack> {
+    return this.ask(messageOfAction(action, id));
   }
 
   private ask(message: ClientIntent): Promise<Ack> {
