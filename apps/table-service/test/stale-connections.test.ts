@@ -1,5 +1,6 @@
 import { createLogger, createPrisma, createRedis, type PrismaClient, type Redis } from '@dominoes/platform';
 import {
+  parseConnectionId,
   redisNames,
   type IntentEnvelope,
   type RedisNames,
@@ -9,7 +10,7 @@ import {
 import { RULE_DURATIONS } from '@dominoes/rules';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { readConfig } from '../src/config';
-import { parseConnectionId, StaleConnectionSweeper } from '../src/presence/stale-connections';
+import { StaleConnectionSweeper } from '../src/presence/stale-connections';
 import { DEFAULT_TABLE_LIMITS } from '../src/table/table-policy';
 import { TableEngine, type DeadlineScheduler } from '../src/table/table-engine';
 import type { TableState } from '../src/table/table-state';

@@ -2,6 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import {
   DEADLINE_QUEUE,
   DeadlineJobSchema,
+  intentIds,
   redisNames,
   type DeadlineJob,
   type IntentEnvelope,
@@ -29,7 +30,7 @@ export function deadlineEnvelope(
   traceparent: string | undefined = job.traceparent,
 ): IntentEnvelope {
   return {
-    intentId: `deadline:${job.key}`,
+    intentId: intentIds.deadline(job.key),
     tableId: job.tableId,
     player: null,
     connectionId: null,

@@ -1,6 +1,6 @@
 import { injectTraceparent, setSpanAttributes, type Clock, type Logger } from '@dominoes/platform';
 import type { Durations } from '@dominoes/rules';
-import type { IntentEnvelope, IntentReply, SeatEvent } from '@dominoes/protocol';
+import { intentName, type IntentEnvelope, type IntentReply, type SeatEvent } from '@dominoes/protocol';
 import { decide, DEFAULT_TABLE_LIMITS, openTable, type TableLimits } from './table-policy';
 import {
   DuplicateIntentError,
@@ -77,7 +77,7 @@ export class TableEngine {
   handle(envelope: IntentEnvelope): Promise<IntentReply> {
     return this.serial(envelope.tableId, () => this.apply(envelope)).catch((error: unknown) => {
       // The transport answers INTERNAL; count it with the other outcomes.
-      this.deps.metrics?.intent(envelope.intent.kind, 'INTERNAL');
+      this.deps.metrics?.intent(intentName(envelope.intent), 'INTERNAL');
       this.cache.delete(envelope.tableId);
       this.failed.add(envelope.tableId);
       throw error;
@@ -152,7 +152,7 @@ export class TableEngine {
   private async applyOnce(envelope: IntentEnvelope): Promise<IntentReply> {
     const { intentId, tableId, intent } = envelope;
     const reply = (outcome: IntentReply): IntentReply => {
-      this.deps.metrics?.intent(intent.kind, outcome.ok ? 'applied' : outcome.code);
+      this.deps.metrics?.intent(intentName(intent), outcome.ok ? 'applied' : outcome.code);
       setSpanAttributes({ 'dominoes.intent.outcome': outcome.ok ? 'applied' : outcome.code });
       return outcome;
     };
@@ -248,7 +248,7 @@ export class TableEngine {
       if (!(error instanceof TooManyTablesError)) throw error;
       return { ok: false, intentId, code: 'TOO_MANY_TABLES', message: error.message };
     }
-    if (!stored) return { ok: false, intentId, code: 'NOT_ALLOWED_NOW', message: 'table code taken' };
+    if (!stored) return { ok: false, intentId, code: 'TABLE_CODE_TAKEN', message: 'table code taken' };
     this.remember(stored);
     await this.scheduleDeadline(null, stored, traceparent);
     return { ok: true, intentId, version: stored.version, seat: 0 };
