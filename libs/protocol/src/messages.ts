@@ -24,6 +24,10 @@ export const ClientMessageSchemas = {
   join: intent('join', { table: TableCodeSchema }),
   /** Leave: before the start it frees the seat; after it, the seat plays on by the clock. */
   leave: intent('leave', {}),
+  /**
+   * The moves: one of your seat's legal actions (`view.game.legal`, the rules' `Action`) without its
+   * seat, which is your socket's (`messageOfAction` / `actionOfMessage` translate).
+   */
   play: intent('play', { tile: TileSchema, end: EndIdSchema.optional() }),
   pass: intent('pass', {}),
   draw: intent('draw', {}),
