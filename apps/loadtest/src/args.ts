@@ -51,6 +51,50 @@ export interface LoadConfig {
   readonly databaseUrl: string | null;
   /** Sum the CPU time of local processes by group from /proc (Linux) at the window's start and end. */
   readonly localProcs: boolean;
+  /**
+   * --slice K/N: this process opens only slice K (0-based) of N of the run's tables: table g of the
+   * run when g mod N = K (identities are named by g, so slices never collide). null: every table.
+   */
+  readonly slice: Slice | null;
+  /** --workers N: fork N processes on this machine, one slice each, and merge their reports. */
+  readonly workers: number;
+  /** --print-report: the whole report.json on stdout as one line, instead of the summary line (pods). */
+  readonly printReport: boolean;
+}
+
+export interface Slice {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** The run's table numbers that a slice opens (every one without a slice). */
+export function sliceTables(tables: number, slice: Slice | null): number[] {
+  const out: number[] = [];
+  for (let g = slice?.index ?? 0; g < tables; g += slice?.count ?? 1) out.push(g);
+  return out;
+}
+
+/**
+ * "K/N", or "job/N" for a Kubernetes Indexed Job: K is then the pod's JOB_COMPLETION_INDEX.
+ */
+export function parseSlice(text: string, env: NodeJS.ProcessEnv = process.env): Slice {
+  const m = /^(\d+|job)\/(\d+)$/.exec(text.trim());
+  if (!m) throw new ArgError(`--slice must look like K/N (slice K of N, from 0) or job/N; got "${text}".`);
+  let indexText = m[1]!;
+  if (indexText === 'job') {
+    const fromEnv = env['JOB_COMPLETION_INDEX'];
+    if (fromEnv === undefined || !/^\d+$/.test(fromEnv))
+      throw new ArgError(
+        `--slice job/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it); it is ${fromEnv === undefined ? 'not set' : `"${fromEnv}"`}.`,
+      );
+    indexText = fromEnv;
+  }
+  const index = Number(indexText);
+  const count = Number(m[2]);
+  if (count < 1 || count > 10_000) throw new ArgError(`--slice: N must be from 1 to 10000; got ${count}.`);
+  if (index >= count)
+    throw new ArgError(`--slice: K must be below N (from 0 to ${count - 1}); got ${index}.`);
+  return { index, count };
 }
 
 export class ArgError extends Error {
@@ -85,7 +129,16 @@ export const USAGE = `Usage: npm run loadtest -- [options]
                        window's start and end: commits, rows written, WAL bytes per action
   --local-procs        (Linux) CPU time per action of local processes from /proc: postgres,
                        redis-server, gateway, table-service, timer-service, and this tool
+  --workers N          run N processes on this machine, each its slice of the tables, and
+                       merge their reports into one (default 1)
+  --slice K/N          this process runs only slice K of N (table g when g mod N = K), for one
+                       process or pod per slice; job/N takes K from JOB_COMPLETION_INDEX
+  --print-report       print the whole report.json on stdout (one line) instead of the
+                       summary line, for kubectl logs
   --help               this text
+
+  npm run loadtest -- merge REPORT.json... --out DIR
+                       join the reports of one run's slices into one report.json and report.html
 
 Times: 500ms, 30s, 5m, 1h, 1m30s, or a plain number of seconds.`;
 
@@ -208,6 +261,9 @@ const OPTIONS = {
   'redis-url': { type: 'string' },
   'database-url': { type: 'string' },
   'local-procs': { type: 'boolean' },
+  workers: { type: 'string', default: '1' },
+  slice: { type: 'string' },
+  'print-report': { type: 'boolean' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -280,7 +336,11 @@ function readTable(options: ReturnType<typeof readOptions>): {
 }
 
 /** Parses argv (without node and the script); returns null when --help was asked for. */
-export function parseArgs(argv: readonly string[], platform: string = process.platform): LoadConfig | null {
+export function parseArgs(
+  argv: readonly string[],
+  platform: string = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): LoadConfig | null {
   const options = readOptions(argv);
   if (options.given('help')) return null;
   const text = (name: StringOption): string => options.text(name) as string;
@@ -302,10 +362,21 @@ export function parseArgs(argv: readonly string[], platform: string = process.pl
   const localProcs = options.flag('local-procs');
   if (localProcs && platform !== 'linux')
     throw new ArgError(`--local-procs reads /proc: Linux only (this is ${platform}).`);
+  const tables = parseWhole(text('tables'), '--tables', 1, 100_000);
+  const workers = parseWhole(text('workers'), '--workers', 1, 64);
+  const sliceText = options.text('slice');
+  const slice = sliceText === undefined ? null : parseSlice(sliceText, env);
+  if (slice !== null && workers > 1)
+    throw new ArgError('--workers and --slice do not go together: --workers makes the slices itself.');
+  const slices = slice?.count ?? workers;
+  if (slices > tables)
+    throw new ArgError(
+      `${slice ? '--slice' : '--workers'}: ${slices} slices of ${tables} tables would leave some empty.`,
+    );
 
   return {
     url: parseUrl(text('url'), '--url'),
-    tables: parseWhole(text('tables'), '--tables', 1, 100_000),
+    tables,
     variant,
     seats,
     target,
@@ -327,6 +398,9 @@ export function parseArgs(argv: readonly string[], platform: string = process.pl
         ? null
         : parseStoreUrl(databaseUrl, '--database-url', ['postgres:', 'postgresql:']),
     localProcs,
+    slice,
+    workers,
+    printReport: options.flag('print-report'),
   };
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadConfig } from './args';
 import { cpuRows, type CostReport } from './cost';
+import type { SerializedHistogram } from './hist';
 import type { ServiceSample, ServiceSeries } from './service-metrics';
 import type { Bucket, Counters, LatencySummary, SecondPoint } from './stats';
 import { escapeXml, formatMs, formatNumber, histogramChart, lineChart, type LineSeries } from './svg';
@@ -135,6 +136,32 @@ export interface Report {
   /** The measured cost of one action in each process (--redis-url, --database-url, --local-procs, --metrics). */
   readonly cost: CostReport;
   readonly warnings: string[];
+  /**
+   * The latencies as mergeable histograms (hist.ts: sparse log-linear buckets of whole µs, 0.05 %):
+   * `merge` adds them to compute the merged percentiles. Absent in reports of older versions.
+   */
+  readonly latencyHistograms?: LatencyHistograms;
+  /** The wall clock of `t` = 0 of the time series (ms since the epoch): `merge` aligns series by it. */
+  readonly clock?: { readonly t0EpochMs: number };
+  /** Set by `merge`: the reports it joined (their directories, slices and counts). */
+  readonly merged?: MergedFrom;
+}
+
+export interface LatencyHistograms {
+  readonly actionToOwnView: SerializedHistogram;
+  readonly actionToAllViews: SerializedHistogram;
+  readonly connect: SerializedHistogram;
+  readonly join: SerializedHistogram;
+  readonly deadlineLateness: SerializedHistogram;
+}
+
+export interface MergedFrom {
+  readonly reports: ReadonlyArray<{
+    readonly file: string;
+    readonly slice: string | null;
+    readonly tablesRequested: number;
+    readonly actions: number;
+  }>;
 }
 
 const numbers = (values: (number | null)[]): number[] =>
@@ -545,6 +572,7 @@ svg .title{font:600 14px system-ui,sans-serif}svg .legend,svg .tick,svg .label,s
 svg .grid{stroke:#e6e6e6}svg .grid.faint{stroke:#f3f3f3}svg .axis{stroke:#888}svg .mark{stroke:#999;stroke-dasharray:3,3}
 </style></head><body>
 <h1>Dominoes load test</h1>
+${r.merged && r.merged.reports.length > 1 ? `<p class="note">Merged from ${r.merged.reports.length} reports (${r.merged.reports.map((m) => escapeXml(m.slice === null ? m.file : `slice ${m.slice}: ${m.tablesRequested} tables, ${m.actions} actions`)).join('; ')}): counts and rates summed, latency percentiles from the merged histograms; per-second latencies are the highest of the reports'.</p>` : ''}
 <table class="kv">${config.map(([k, v]) => `<tr><th>${escapeXml(k!)}</th><td>${escapeXml(v!)}</td></tr>`).join('')}</table>
 ${r.warnings.map((w) => `<div class="warn">${escapeXml(w)}</div>`).join('\n')}
 <div class="figures">

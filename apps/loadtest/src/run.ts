@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { requestIdentity } from '@dominoes/protocol';
 import { createSeededRng } from '@dominoes/rules';
-import { redactUrl, wsUrlOf, type LoadConfig } from './args';
+import { redactUrl, sliceTables, wsUrlOf, type LoadConfig } from './args';
 import { buildCost, costDenominator, CostMeter, servicesCost } from './cost';
 import {
   REPORT_SCHEMA,
@@ -22,6 +22,21 @@ export interface RunOptions {
   readonly progress?: { write(text: string): unknown; isTTY?: boolean };
   /** Resolves to end the run early (Ctrl-C): the window ends then and the report is written. */
   readonly stop?: Promise<void>;
+  /** Called once a second with the new point (a --workers child sends it to its parent). */
+  readonly onTick?: (progress: TickProgress) => void;
+}
+
+/** One second of a run, as a --workers child reports it to the parent's progress line. */
+export interface TickProgress {
+  readonly point: SecondPoint;
+  readonly tables: number;
+  readonly opened: number;
+  readonly failed: number;
+  readonly errors: number;
+  readonly disconnects: number;
+  /** p99 (ms) over the last 10 s. */
+  readonly recentP99All: number | null;
+  readonly recentP99Lateness: number | null;
 }
 
 export interface RunResult {
@@ -55,7 +70,7 @@ export function progressLine(
 ): string {
   const parts = [
     `${fmtClock(p.t)} ${p.phase}`,
-    `tables ${tablesOpened}/${config.tables} open, ${p.tablesPlaying} playing`,
+    `tables ${tablesOpened}/${sliceTables(config.tables, config.slice).length} open, ${p.tablesPlaying} playing`,
   ];
   if (config.socketsOnly) parts.push(`sockets ${p.sockets}`);
   else if (config.mode === 'idle') {
@@ -102,13 +117,18 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
     httpUrl,
     wsUrl: wsUrlOf(httpUrl),
     rec,
-    rng: createSeededRng(config.seed),
+    // Each slice its own moves and think times (the same seed would repeat one slice's choices).
+    rng: createSeededRng(
+      config.slice && config.slice.count > 1 ? `${config.seed}#${config.slice.index}` : config.seed,
+    ),
     acting: !config.socketsOnly,
     stopping: false,
   };
-  const tables = Array.from({ length: config.tables }, (_, i) => new TableRun(i, ctx));
+  // Table g of the run (a slice opens every N-th): its identities are named by g, its start by g too.
+  const tables = sliceTables(config.tables, config.slice).map((g) => new TableRun(g, ctx));
   const sampler = new MetricsSampler(config.metrics);
   const t0 = performance.now();
+  const t0EpochMs = Math.round(performance.timeOrigin + t0);
   const elapsed = () => (performance.now() - t0) / 1000;
   let phase: SecondPoint['phase'] = 'ramp';
   let stopped = false;
@@ -158,6 +178,16 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       toolLagP99: lagSecond.count > 0 ? Math.round(lagSecond.percentile(99) / 1e4) / 100 : null,
     });
     lagSecond.reset();
+    options.onTick?.({
+      point,
+      tables: tables.length,
+      opened,
+      failed,
+      errors: rec.run.errors,
+      disconnects: rec.run.disconnects,
+      recentP99All: rec.recentP99('all'),
+      recentP99Lateness: rec.recentP99('lateness'),
+    });
     if (showProgress && (tty || point.t - lastLineAt >= 5)) {
       lastLineAt = point.t;
       const line = progressLine(config, point, rec, opened, failed > 0 ? `${failed} failed` : '');
@@ -175,7 +205,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
     let freed: (() => void) | null = null;
     const setups: Promise<void>[] = [];
     for (let i = 0; i < tables.length && !stopped; i++) {
-      await sleepOrStop(t0 + (i * config.rampMs) / tables.length - performance.now());
+      await sleepOrStop(t0 + (tables[i]!.index * config.rampMs) / config.tables - performance.now());
       if (stopped) break;
       while (inFlight >= MAX_SETUPS_IN_FLIGHT) await new Promise<void>((r) => (freed = r));
       inFlight++;
@@ -282,7 +312,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       warnings.push(
         `This tool used ${(toolCpuSeconds / measureSeconds).toFixed(2)} cores during the window: it may have been the bottleneck.`,
       );
-    if (failed > 0) warnings.push(`${failed} of ${config.tables} tables could not be opened (see errors).`);
+    if (failed > 0) warnings.push(`${failed} of ${tables.length} tables could not be opened (see errors).`);
     if (!config.socketsOnly && config.mode === 'idle' && rec.window.deadlineMoves === 0)
       warnings.push(
         'Idle mode saw no deadline move in the window: is the turn time (TURN_MS) longer than the window?',
@@ -340,7 +370,7 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
         loadAverageEnd: loadavg().map((l) => Math.round(l * 100) / 100),
       },
       phases: { rampSeconds: Math.round(windowStart * 10) / 10, measureSeconds, totalSeconds },
-      tables: { requested: config.tables, opened, failed, playingAtEnd },
+      tables: { requested: tables.length, opened, failed, playingAtEnd },
       sockets: { opened: everConnected, connectedAtEnd },
       totals: {
         ...rec.window,
@@ -381,6 +411,14 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       },
       cost,
       warnings,
+      latencyHistograms: {
+        actionToOwnView: rec.own.serialized(),
+        actionToAllViews: rec.all.serialized(),
+        connect: rec.connect.serialized(),
+        join: rec.join.serialized(),
+        deadlineLateness: rec.lateness.serialized(),
+      },
+      clock: { t0EpochMs },
     };
     const dir = resolve(config.out ?? defaultOutDir(startedAt));
     const files = writeReports(dir, report);

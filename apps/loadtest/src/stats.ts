@@ -1,4 +1,5 @@
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
+import { SparseHistogram, type SerializedHistogram } from './hist';
 
 /** Latencies are recorded in microseconds, from 1 µs to 10 minutes, with 3 significant figures. */
 const HIGHEST_US = 600_000_000;
@@ -46,6 +47,25 @@ export function summarize(h: RecordableHistogram): LatencySummary {
   };
 }
 
+/**
+ * p50/p90/p95/p99/max/mean of a sparse (mergeable) histogram, in ms: the percentiles within 0.05 %
+ * (hist.ts), the max and mean exact (of the whole-µs values).
+ */
+export function summarizeSparse(h: SparseHistogram): LatencySummary {
+  const count = h.count;
+  if (count === 0) return { count: 0, p50: null, p90: null, p95: null, p99: null, max: null, mean: null };
+  const at = (p: number) => round3(h.percentileUs(p)! / 1000);
+  return {
+    count,
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    max: round3(h.maxUs! / 1000),
+    mean: round3(h.sumUs / count / 1000),
+  };
+}
+
 /** Log-scale buckets: BUCKETS_PER_DECADE per power of ten of microseconds, 1 µs to 10^9 µs. */
 export const BUCKETS_PER_DECADE = 10;
 const BUCKET_COUNT = 9 * BUCKETS_PER_DECADE + 1;
@@ -55,17 +75,27 @@ export const bucketIndex = (us: number): number =>
     BUCKET_COUNT - 1,
     Math.max(0, Math.floor(Math.log10(Math.max(1, us)) * BUCKETS_PER_DECADE + 1e-9)),
   );
-const bucketFromMs = (i: number): number => 10 ** (i / BUCKETS_PER_DECADE) / 1000;
+export const bucketFromMs = (i: number): number => 10 ** (i / BUCKETS_PER_DECADE) / 1000;
 
-/** A latency in ms: an HDR histogram for the percentiles and log buckets for the chart. */
+/**
+ * A latency in ms: a sparse log-linear histogram (hist.ts) for the percentiles, written into the
+ * report so reports can be merged; an HDR histogram beside it; log buckets for the chart.
+ */
 export class LatencyStat {
   readonly histogram = newHistogram();
+  readonly fine = new SparseHistogram();
   private readonly buckets = new Float64Array(BUCKET_COUNT);
 
   record(ms: number): void {
     const us = toUs(ms);
     this.histogram.record(us);
+    this.fine.recordUs(us);
     this.buckets[bucketIndex(us)]! += 1;
+  }
+
+  /** The mergeable histogram, as report.json's `latencyHistograms` keeps it. */
+  serialized(): SerializedHistogram {
+    return this.fine.toJSON();
   }
 
   get count(): number {
@@ -73,7 +103,7 @@ export class LatencyStat {
   }
 
   summary(): LatencySummary {
-    return summarize(this.histogram);
+    return summarizeSparse(this.fine);
   }
 
   /** The non-empty range of buckets (empty buckets inside it kept, so the chart has no gaps). */

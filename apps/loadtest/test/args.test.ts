@@ -65,6 +65,9 @@ describe('parseArgs', () => {
       redisUrl: null,
       databaseUrl: null,
       localProcs: false,
+      slice: null,
+      workers: 1,
+      printReport: false,
     });
   });
 
