@@ -759,3 +759,106 @@ describe('README.md', () => {
     expect(paths.filter((p) => !documented(p))).toEqual([]);
   });
 });
+
+describe('the load test as an Indexed Job (loadtest.enabled)', () => {
+  const loadtestJob = (objects: K8sObject[]) =>
+    objects.find((o) => o.kind === 'Job' && o.metadata.name.endsWith('-loadtest'));
+
+  it('is off by default and in every example', () => {
+    for (const name of [DEFAULTS, PRODUCTION, TRIAL, GATEWAY_API])
+      expect(loadtestJob(renderScenario(name))).toBeUndefined();
+  });
+
+  it('on: one pod per slice, the chart’s image, the tool’s command with its slice, its report folder and the report on stdout', () => {
+    const objects = renderScenario(EVERYTHING);
+    const job = loadtestJob(objects)!;
+    expect(job).toBeDefined();
+    expect(hookEvents(job)).toEqual([]); // an ordinary object: helm install does not wait for the run
+    expect(job.spec).toMatchObject({
+      completionMode: 'Indexed',
+      completions: 3,
+      parallelism: 3,
+      backoffLimit: 0,
+    });
+    const spec = podSpec(job);
+    expect(spec.restartPolicy).toBe('Never');
+    const container = spec.containers[0];
+    expect(container.image).toBe(podSpec(find(objects, 'Deployment', '-gateway')).containers[0].image);
+    expect(container.command).toBeUndefined(); // the image's tini entrypoint
+    const service = find(objects, 'Service', '-gateway');
+    expect(container.args).toEqual([
+      ...['node', 'apps/loadtest/dist/main.js'],
+      ...['--url', `http://${service.metadata.name}:${service.spec.ports[0].port}`],
+      ...['--slice', 'job/3', '--out', '/reports/slice-$(JOB_COMPLETION_INDEX)', '--print-report'],
+      ...[
+        '--tables',
+        '300',
+        '--think',
+        '1-3s',
+        '--metrics',
+        'gateway=http://dominoes-all-gateway:9464/metrics',
+      ],
+    ]);
+    // $(JOB_COMPLETION_INDEX) in args expands only from a variable the container defines.
+    expect(container.env).toContainEqual({
+      name: 'JOB_COMPLETION_INDEX',
+      valueFrom: {
+        fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" },
+      },
+    });
+    expect(container.volumeMounts).toContainEqual({ name: 'reports', mountPath: '/reports' });
+    expect(spec.volumes.find((v: { name: string }) => v.name === 'reports')).toEqual({
+      name: 'reports',
+      persistentVolumeClaim: { claimName: 'loadtest-reports' },
+    });
+    expect(job.spec.template.metadata.annotations).toEqual({ 'sidecar.istio.io/inject': 'false' });
+  });
+
+  it('without a claim, the reports go to an emptyDir; a given url and the values’ args are used as they are', () => {
+    const objects = render([
+      ...['--set', 'loadtest.enabled=true', '--set', 'loadtest.url=https://dominoes.example.com'],
+      ...['--set', 'loadtest.completions=4', '--set', 'loadtest.parallelism=4'],
+    ]);
+    expect(validateWithKubernetesModels(objects).filter((r) => r.error !== null)).toEqual([]);
+    const job = loadtestJob(objects)!;
+    const spec = podSpec(job);
+    expect(spec.volumes.find((v: { name: string }) => v.name === 'reports')).toEqual({
+      name: 'reports',
+      emptyDir: { sizeLimit: '256Mi' },
+    });
+    const args: string[] = spec.containers[0].args;
+    expect(args.slice(2, 6)).toEqual(['--url', 'https://dominoes.example.com', '--slice', 'job/4']);
+    expect(args.slice(9)).toEqual([
+      '--tables',
+      '100',
+      '--think',
+      '1-3s',
+      '--ramp',
+      '30s',
+      '--duration',
+      '5m',
+    ]);
+  });
+
+  it('passes helm lint --strict when on', () => {
+    const result = helm(['lint', '--strict', CHART_DIR, '--set', 'loadtest.enabled=true']);
+    expect(`${result.stdout}${result.stderr}`).toContain('0 chart(s) failed');
+    expect(result.code).toBe(0);
+  });
+
+  it.each([
+    [
+      'parallelism above completions',
+      ['--set', 'loadtest.parallelism=5'],
+      /loadtest\.parallelism \(5\) must not be above loadtest\.completions \(2\)/,
+    ],
+    ['completions: 0', ['--set', 'loadtest.completions=0'], /loadtest[./]completions/],
+    ['args not a list of strings', ['--set', 'loadtest.args=--tables'], /loadtest[./]args/],
+    ['url not http(s)', ['--set', 'loadtest.url=ws://x'], /loadtest[./]url/],
+    ['a misspelt key', ['--set', 'loadtest.parralelism=2'], /loadtest.*parralelism/],
+  ])('%s: refused', (_name, args, message) => {
+    const result = helm(['template', 'dom', CHART_DIR, '--set', 'loadtest.enabled=true', ...args]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+  });
+});
