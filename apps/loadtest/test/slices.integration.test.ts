@@ -212,6 +212,31 @@ describe('a load test in slices, merged', () => {
     expect(alive(first!)).toBe(false);
   }, 120_000);
 
+  it('Ctrl-C (SIGINT to the parent) ends every worker’s window early; their reports are still merged', async () => {
+    const out = join(dir, 'interrupted');
+    const child = spawn(
+      process.execPath,
+      [MAIN, ...common, '--duration', '60s', '--workers', '2', '--out', out],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    const started = Date.now();
+    await new Promise((r) => setTimeout(r, 6000)); // past the 1 s ramp: both are measuring
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(40_000);
+    const summary = JSON.parse(stdout.trim()) as { workers: string[]; report: string };
+    const workers = summary.workers.map((f) => readReport(f).report);
+    const merged = readReport(summary.report).report;
+    for (const w of workers) expect(w.phases.measureSeconds).toBeLessThan(30);
+    expect(merged.totals.actions).toBe(workers[0]!.totals.actions + workers[1]!.totals.actions);
+    expect(stderr).toContain('[worker 0] ');
+  }, 120_000);
+
   it('a worker that cannot start fails the run with its own message', async () => {
     const run = await cli(['--url', 'http://127.0.0.1:9', '--tables', '2', '--workers', '2', '--quiet']);
     expect(run.code).toBe(1);
