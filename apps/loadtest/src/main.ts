@@ -107,7 +107,8 @@ async function main(): Promise<number> {
     process.stderr.write(
       `loadtest: ${config.workers} workers; merged into ${files.json} and ${files.html}\n`,
     );
-    process.stdout.write(`${JSON.stringify({ ...summaryLine(report, files), workers: workerFiles })}\n`);
+    const line = config.printReport ? report : { ...summaryLine(report, files), workers: workerFiles };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
     return 0;
   }
 

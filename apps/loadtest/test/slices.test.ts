@@ -1,4 +1,6 @@
 import { ArgError, parseArgs, parseSlice, sliceTables } from '../src/args';
+import { mergeBuckets } from '../src/merge';
+import { LatencyStat } from '../src/stats';
 import { workerArgv } from '../src/workers';
 
 describe('slices of the tables', () => {
@@ -65,4 +67,16 @@ describe('slices of the tables', () => {
       localProcs: false,
     });
   });
+});
+
+it("merges the chart's log buckets into those of one histogram holding every sample", () => {
+  const [a, b, both] = [new LatencyStat(), new LatencyStat(), new LatencyStat()];
+  const samples = [0.004, 0.9, 1, 3.3, 12, 12.5, 250, 999, 4000, 61_000];
+  samples.forEach((ms, i) => {
+    (i % 3 === 0 ? a : b).record(ms);
+    both.record(ms);
+  });
+  expect(mergeBuckets([a.bucketList(), b.bucketList()])).toEqual(both.bucketList());
+  expect(mergeBuckets([a.bucketList()])).toEqual(a.bucketList());
+  expect(mergeBuckets([[], []])).toEqual([]);
 });
