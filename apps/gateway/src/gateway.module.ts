@@ -1,12 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import {
   createRedis,
-  HealthController,
-  lifecycle,
-  READINESS,
+  factory,
+  serviceModule,
   ShardedStreamsClient,
-  type ServiceDeps,
-  type ReadinessCheck,
+  type ModuleDeps,
 } from '@dominoes/platform';
 import { redisNames } from '@dominoes/protocol';
 import type { GatewayConfig } from './config';
@@ -24,19 +22,15 @@ import { PlayerSockets } from './ws/player-sockets';
 import { SocketHub } from './ws/socket-hub';
 import { SocketsGateway } from './ws/sockets.gateway';
 
-/** What startService builds the module from, and the service's configuration. */
-export interface GatewayDeps extends ServiceDeps<GatewayMetrics> {
-  readonly config: GatewayConfig;
-}
+export type GatewayDeps = ModuleDeps<GatewayConfig, GatewayMetrics>;
 
 @Module({})
 export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     const { config } = deps;
     const names = redisNames(config.redisPrefix);
-    return {
-      module: GatewayModule,
-      controllers: [ApiController, HealthController, WebController],
+    return serviceModule(GatewayModule, {
+      controllers: [ApiController, WebController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: CLOCK, useValue: deps.clock },
@@ -132,38 +126,34 @@ export class GatewayModule {
               logger: deps.logger,
             }),
         },
-        {
-          // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
-          provide: READINESS,
-          inject: [IntentService, TableReader],
-          useFactory: (intents: IntentService, tables: TableReader): ReadinessCheck[] => [
-            { name: 'redis', probe: () => intents.ping() },
-            { name: 'postgres', probe: () => tables.ping() },
-          ],
-        },
-        lifecycle(
-          [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat],
-          (
-            intents: IntentService,
-            router: SeatRouter,
-            tables: TableReader,
-            limits: HttpLimits,
-            hub: SocketHub,
-            heartbeat: GatewayHeartbeat,
-          ) => ({
-            // The reply channel is subscribed before the first intent can be sent.
-            connect: [() => Promise.all([intents.connect(), limits.ready()])],
-            start: [() => heartbeat.start()],
-            // Drains the sockets (reconnect + 1012); their presence notes are flushed, so nothing is
-            // left for a sweep to do, and the heartbeat key is deleted. Then HTTP closes, then the stores.
-            stop: [() => hub.drain(), () => heartbeat.stop()],
-            close: [
-              () => Promise.all([intents.close(), router.close(), tables.close(), limits.close()]),
-              () => deps.logger.debug('gateway connections closed'),
-            ],
-          }),
-        ),
       ],
-    };
+      // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
+      readiness: factory([IntentService, TableReader], (intents: IntentService, tables: TableReader) => [
+        { name: 'redis', probe: () => intents.ping() },
+        { name: 'postgres', probe: () => tables.ping() },
+      ]),
+      lifecycle: factory(
+        [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat],
+        (
+          intents: IntentService,
+          router: SeatRouter,
+          tables: TableReader,
+          limits: HttpLimits,
+          hub: SocketHub,
+          heartbeat: GatewayHeartbeat,
+        ) => ({
+          // The reply channel is subscribed before the first intent can be sent.
+          connect: [() => Promise.all([intents.connect(), limits.ready()])],
+          start: [() => heartbeat.start()],
+          // Drains the sockets (reconnect + 1012); their presence notes are flushed, so nothing is
+          // left for a sweep to do, and the heartbeat key is deleted. Then HTTP closes, then the stores.
+          stop: [() => hub.drain(), () => heartbeat.stop()],
+          close: [
+            () => Promise.all([intents.close(), router.close(), tables.close(), limits.close()]),
+            () => deps.logger.debug('gateway connections closed'),
+          ],
+        }),
+      ),
+    });
   }
 }

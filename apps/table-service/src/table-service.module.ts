@@ -1,16 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import {
-  HealthController,
-  lifecycle,
-  MetricsController,
-  READINESS,
-  ServiceMetrics,
+  factory,
+  serviceModule,
   upsertDeadline,
-  type ServiceDeps,
+  type ModuleDeps,
   type Clock,
   type DeadlineQueue,
   type PrismaClient,
-  type ReadinessCheck,
   type Redis,
 } from '@dominoes/platform';
 import type { RedisNames } from '@dominoes/protocol';
@@ -27,10 +23,7 @@ import { RedisSeatPublisher } from './table/seat-publisher';
 import { TableStore } from './table/table-store';
 import { ShardedStreamsServer } from './transport/sharded-streams.server';
 
-/** What startService builds the module from, and the service's configuration. */
-export interface TableServiceDeps extends ServiceDeps<TableServiceMetrics> {
-  readonly config: TableServiceConfig;
-}
+export type TableServiceDeps = ModuleDeps<TableServiceConfig, TableServiceMetrics>;
 
 /** The engine sets each table's one deadline job (the keeper sets them again when a shard is taken). */
 const deadlineJobs = (queue: DeadlineQueue, clock: Clock): DeadlineScheduler => ({
@@ -50,12 +43,11 @@ export class TableServiceModule {
   static forRoot(deps: TableServiceDeps): DynamicModule {
     const { config, clock, logger, metrics } = deps;
     const shards = config.tableShards;
-    return {
-      module: TableServiceModule,
+    return serviceModule(TableServiceModule, {
       imports: [StoresModule.forRoot(config)],
-      controllers: [IntentsController, HealthController, MetricsController],
+      controllers: [IntentsController],
+      metrics,
       providers: [
-        { provide: ServiceMetrics, useValue: metrics },
         { provide: OwnedShards, useFactory: () => new OwnedShards(shards) },
         {
           provide: TableStore,
@@ -139,51 +131,47 @@ export class TableServiceModule {
               intervalMs: config.presenceSweepMs,
             }),
         },
-        {
-          // Ready only while Postgres and Redis both answer (within 2 s each).
-          provide: READINESS,
-          inject: [PRISMA, REDIS],
-          useFactory: (prisma: PrismaClient, redis: Redis): ReadinessCheck[] => [
-            { name: 'postgres', probe: () => prisma.$queryRawUnsafe('select 1').then(() => true), up: 'up' },
-            { name: 'redis', probe: () => redis.ping().then(() => true), up: 'up' },
-          ],
-        },
-        // Shutdown: the sweeps stop, then HTTP and the transport close (the intents in hand finish,
-        // the shards are given back), then the queue, Postgres and Redis.
-        lifecycle(
-          [
-            DeadlineKeeper,
-            StaleConnectionSweeper,
-            Archiver,
-            TableEngine,
-            OwnedShards,
-            DEADLINE_QUEUE,
-            PRISMA,
-            REDIS,
-          ],
-          (
-            keeper: DeadlineKeeper,
-            staleConnections: StaleConnectionSweeper,
-            archiver: Archiver,
-            engine: TableEngine,
-            owned: OwnedShards,
-            queue: DeadlineQueue,
-            prisma: PrismaClient,
-            redis: Redis,
-          ) => ({
-            connect: [
-              () =>
-                metrics.watch(
-                  () => engine.cachedTables(),
-                  () => owned.size,
-                ),
-            ],
-            start: [() => keeper.startSweep(), () => staleConnections.start(), () => archiver.start()],
-            stop: [() => keeper.stop(), () => staleConnections.stop(), () => archiver.stop()],
-            close: [() => queue.close(), () => prisma.$disconnect(), () => redis.disconnect()],
-          }),
-        ),
       ],
-    };
+      // Ready only while Postgres and Redis both answer (within 2 s each).
+      readiness: factory([PRISMA, REDIS], (prisma: PrismaClient, redis: Redis) => [
+        { name: 'postgres', probe: () => prisma.$queryRawUnsafe('select 1').then(() => true), up: 'up' },
+        { name: 'redis', probe: () => redis.ping().then(() => true), up: 'up' },
+      ]),
+      // Shutdown: the sweeps stop, then HTTP and the transport close (the intents in hand finish,
+      // the shards are given back), then the queue, Postgres and Redis.
+      lifecycle: factory(
+        [
+          DeadlineKeeper,
+          StaleConnectionSweeper,
+          Archiver,
+          TableEngine,
+          OwnedShards,
+          DEADLINE_QUEUE,
+          PRISMA,
+          REDIS,
+        ],
+        (
+          keeper: DeadlineKeeper,
+          staleConnections: StaleConnectionSweeper,
+          archiver: Archiver,
+          engine: TableEngine,
+          owned: OwnedShards,
+          queue: DeadlineQueue,
+          prisma: PrismaClient,
+          redis: Redis,
+        ) => ({
+          connect: [
+            () =>
+              metrics.watch(
+                () => engine.cachedTables(),
+                () => owned.size,
+              ),
+          ],
+          start: [() => keeper.startSweep(), () => staleConnections.start(), () => archiver.start()],
+          stop: [() => keeper.stop(), () => staleConnections.stop(), () => archiver.stop()],
+          close: [() => queue.close(), () => prisma.$disconnect(), () => redis.disconnect()],
+        }),
+      ),
+    });
   }
 }

@@ -1,23 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import {
   createDeadlineQueue,
-  HealthController,
-  lifecycle,
-  MetricsController,
-  READINESS,
-  ServiceMetrics,
+  factory,
+  serviceModule,
   ShardedStreamsClient,
-  type ServiceDeps,
-  type ReadinessCheck,
+  type ModuleDeps,
 } from '@dominoes/platform';
 import type { TimerConfig } from './config';
 import { DeadlineWorker } from './deadline-worker';
 import { TimerMetrics } from './metrics';
 
-/** What startService builds the module from, and the service's configuration. */
-export interface TimerDeps extends ServiceDeps<TimerMetrics> {
-  readonly config: TimerConfig;
-}
+export type TimerDeps = ModuleDeps<TimerConfig, TimerMetrics>;
 
 /**
  * The timer-service: the deadline worker, and on its port only /health and /metrics.
@@ -25,13 +18,10 @@ export interface TimerDeps extends ServiceDeps<TimerMetrics> {
  */
 @Module({})
 export class TimerModule {
-  static forRoot(deps: TimerDeps): DynamicModule {
-    const { config } = deps;
-    return {
-      module: TimerModule,
-      controllers: [HealthController, MetricsController],
+  static forRoot({ config, clock, logger, metrics }: TimerDeps): DynamicModule {
+    return serviceModule(TimerModule, {
+      metrics: metrics,
       providers: [
-        { provide: ServiceMetrics, useValue: deps.metrics },
         {
           // The same transport the gateway uses; the timer only emits (no reply channel).
           provide: ShardedStreamsClient,
@@ -52,25 +42,24 @@ export class TimerModule {
               config,
               client,
               createDeadlineQueue(config.redisUrl, config.redisPrefix),
-              deps.clock,
-              deps.metrics,
-              deps.logger,
+              clock,
+              metrics,
+              logger,
             ),
         },
-        {
-          provide: READINESS,
-          inject: [ShardedStreamsClient, DeadlineWorker],
-          useFactory: (client: ShardedStreamsClient, worker: DeadlineWorker): ReadinessCheck[] => [
-            { name: 'redis', probe: () => client.ping() },
-            { name: 'worker', probe: () => worker.running, up: 'running', down: 'stopped' },
-          ],
-        },
-        // The port closes first on shutdown, then the worker finishes the jobs in hand.
-        lifecycle([DeadlineWorker], (worker: DeadlineWorker) => ({
-          start: [() => worker.start()],
-          close: [() => worker.close(), () => deps.logger.debug('timer-service connections closed')],
-        })),
       ],
-    };
+      readiness: factory(
+        [ShardedStreamsClient, DeadlineWorker],
+        (client: ShardedStreamsClient, worker: DeadlineWorker) => [
+          { name: 'redis', probe: () => client.ping() },
+          { name: 'worker', probe: () => worker.running, up: 'running', down: 'stopped' },
+        ],
+      ),
+      // The port closes first on shutdown, then the worker finishes the jobs in hand.
+      lifecycle: factory([DeadlineWorker], (worker: DeadlineWorker) => ({
+        start: [() => worker.start()],
+        close: [() => worker.close(), () => logger.debug('timer-service connections closed')],
+      })),
+    });
   }
 }

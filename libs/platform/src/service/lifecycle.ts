@@ -1,6 +1,4 @@
 import type {
-  FactoryProvider,
-  InjectionToken,
   OnApplicationBootstrap,
   OnApplicationShutdown,
   OnModuleDestroy,
@@ -47,16 +45,4 @@ export class ServiceLifecycle
   onApplicationShutdown(): Promise<void> {
     return run(this.steps.close);
   }
-}
-
-/** The provider of a service's lifecycle: `steps` gets the providers named in `inject`. */
-export function lifecycle<A extends unknown[]>(
-  inject: InjectionToken[],
-  steps: (...deps: A) => LifecycleSteps,
-): FactoryProvider<ServiceLifecycle> {
-  return {
-    provide: ServiceLifecycle,
-    inject,
-    useFactory: (...deps: unknown[]) => new ServiceLifecycle(steps(...(deps as A))),
-  };
 }

@@ -37,6 +37,9 @@ export interface ServiceDeps<M extends ServiceMetrics> {
 /** A service's port: PORT, on HOST where the service reads one (else every address). */
 export type ServiceConfig = BaseConfig & { readonly port: number; readonly host?: string };
 
+/** What a service's module is built from: ServiceDeps and the service's configuration. */
+export type ModuleDeps<C, M extends ServiceMetrics> = ServiceDeps<M> & { readonly config: C };
+
 export interface ServiceSpec<A extends INestApplication, M extends ServiceMetrics> {
   /** Its metrics class (the argument: prom-client's default metrics or not). */
   readonly metrics: new (defaults: boolean) => M;
