@@ -77,3 +77,24 @@ export async function copyText(text: string): Promise<boolean> {
     return ok;
   }
 }
+
+/** A yes/no preference kept in localStorage (`'1'`/`'0'`), e.g. the sorted hand. */
+export function useStoredFlag(key: string, initial = false): [boolean, (value: boolean) => void] {
+  const [value, setValue] = useState<boolean>(() => {
+    try {
+      const saved = localStorage.getItem(key);
+      return saved === null ? initial : saved === '1';
+    } catch {
+      return initial;
+    }
+  });
+  const set = (next: boolean) => {
+    try {
+      localStorage.setItem(key, next ? '1' : '0');
+    } catch {
+      // storage unavailable: the choice lasts for this page
+    }
+    setValue(next);
+  };
+  return [value, set];
+}

@@ -219,6 +219,15 @@ export interface LayoutProblems {
  * the controls, the result panel; the tiles on the board inside the board and not on each other.
  */
 export async function layoutProblems(page: Page): Promise<string[]> {
+  // A tile moving onto the board is measured where it lands (the spinner's endless turn is left alone).
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   return page.evaluate(() => {
     const out: string[] = [];
     const vw = document.documentElement.clientWidth;

@@ -6,7 +6,8 @@
 import type { Browser } from 'playwright-core';
 import { TestSystem } from '../../../e2e/src/system';
 import { galleryPage, largestRound, roundStates, tableView, wholeMatch } from './gallery';
-import type { MatchState } from '@dominoes/rules';
+import { seatView, type MatchState, type SeatView } from '@dominoes/rules';
+import { avatarOf, newlyDrawn, sameEndPlay } from '../src/feel';
 import {
   BrowserPlayer,
   DESKTOP,
@@ -170,7 +171,8 @@ class Table {
     const k = key(play.tile);
     const tile = page.locator(`[data-testid="hand-tile"][data-tile="${k}"]`);
     const choice = page.locator(`[data-testid="end-choice"] button[data-end="${play.end}"]`);
-    const multi = play.ends > 1;
+    // Both ends showing the same number: the page plays without asking (sameEndPlay, from legal).
+    const multi = play.ends > 1 && sameEndPlay(p.view!.game!, k) === null;
     if (multi) this.checks.choices += 1;
     switch (p.method) {
       case 'click':
@@ -186,7 +188,8 @@ class Table {
       case 'keyboard': {
         // Tab into the hand (one tab stop), arrows to the tile, Enter; Tab to the end, Enter.
         await p.tabTo(page.locator('[data-testid="hand-tile"][tabindex="0"]'));
-        const keys = await page.$$eval('[data-testid="hand-tile"]', (els) =>
+        // During the turn the arrows move among the playable tiles only.
+        const keys = await page.$$eval('[data-testid="hand-tile"][data-playable="true"]', (els) =>
           els.map((e) => e.getAttribute('data-tile')),
         );
         const from = await page.evaluate(() => document.activeElement?.getAttribute('data-tile') ?? '');
@@ -684,4 +687,317 @@ describe('the web page in Chromium', () => {
       }
     }
   }, 180_000);
+
+  it('feeling the game and the review’s fixes (mocked socket): avatars, the phone’s score strip, sounds and the remembered mute, the sorted hand, the same-end play, the end choice keeps the board, focus only on playable tiles, a new tile marked, the disconnected-turn notice, nothing over the top seat’s name, “Match over”', async () => {
+    const names = ['Ana', 'Boris', 'Cem', 'Dara'];
+    const S = 'feel';
+    type Found = { match: MatchState; game: SeatView; next: MatchState | undefined };
+    /** The first state of random rounds where seat 0 is to move and `wanted` holds. */
+    const find = (
+      variant: 'partnership' | 'draw',
+      seats: number,
+      wanted: (game: SeatView, match: MatchState) => boolean,
+    ): Found => {
+      for (let seed = 1; seed <= 400; seed++) {
+        const states = roundStates(variant, seats, seed);
+        for (const [i, match] of states.entries()) {
+          if (match.phase !== 'playing' || match.round!.turn !== 0) continue;
+          const game = seatView(match, 0);
+          if (wanted(game, match)) return { match, game, next: states[i + 1] };
+        }
+      }
+      throw new Error('no such state');
+    };
+    const plays = (game: SeatView) => game.legal.flatMap((a) => (a.type === 'play' ? [a] : []));
+    const tilesOnTwoEnds = (game: SeatView) =>
+      [...new Set(plays(game).map((a) => key(a.tile)))].filter(
+        (k) => plays(game).filter((a) => key(a.tile) === k).length === 2,
+      );
+    // Both ends show one number and a tile fits both: played at once.
+    const same = find('partnership', 4, (g) => tilesOnTwoEnds(g).some((k) => sameEndPlay(g, k) !== null));
+    // Two different numbers, a tile fitting both, and unplayable tiles in the hand.
+    const choose = find(
+      'partnership',
+      4,
+      (g) =>
+        tilesOnTwoEnds(g).some((k) => sameEndPlay(g, k) === null) &&
+        g.hand.length - new Set(plays(g).map((a) => key(a.tile))).size >= 2,
+    );
+    // Seat 0 has just drawn tiles in a draw game.
+    const drew = find('draw', 2, (g) => newlyDrawn(g, 0).size > 0);
+    const over = wholeMatch('partnership', 4, 50, 7);
+
+    for (const viewport of [PHONE, DESKTOP]) {
+      const p = await BrowserPlayer.open(browser, 'Ana', viewport, 'click');
+      const phone = viewport === PHONE;
+      const boxOf = async (selector: string) => (await p.page.locator(selector).first().boundingBox())!;
+      const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
+        Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x) > 0 &&
+        Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y) > 0;
+      const check = async (step: string) => {
+        await p.shot(S, step);
+        expect({ step, problems: await layoutProblems(p.page) }).toEqual({ step, problems: [] });
+      };
+      try {
+        const first = tableView(same.match, 0, names);
+        const served = await galleryPage(p.page, first);
+        await p.page.getByTestId('game').waitFor();
+
+        // Avatars: initials and a colour from the name, on every seat and on mine.
+        for (const seat of [1, 2, 3]) {
+          const avatar = p.page.locator(`.seat[data-seat="${seat}"] [data-testid="avatar"]`);
+          expect(await avatar.textContent()).toBe(avatarOf(names[seat]!).initials);
+          expect(Number(await avatar.getAttribute('data-hue'))).toBe(avatarOf(names[seat]!).hue);
+          const background = await avatar.evaluate((el) => getComputedStyle(el).backgroundColor);
+          const expected = await p.page.evaluate((color) => {
+            const probe = document.createElement('span');
+            probe.style.background = color;
+            document.body.append(probe);
+            const out = getComputedStyle(probe).backgroundColor;
+            probe.remove();
+            return out;
+          }, avatarOf(names[seat]!).color);
+          expect(background).toBe(expected);
+        }
+        expect(await p.page.locator('.my-area [data-testid="avatar"]').textContent()).toBe('A');
+
+        // The compact score strip: on the phone, on screen with the scores; on a desktop the scoreboard.
+        const strip = p.page.getByTestId('score-strip');
+        if (phone) {
+          expect(await strip.isVisible()).toBe(true);
+          const box = (await strip.boundingBox())!;
+          expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
+          expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+          expect(
+            await strip
+              .locator('li[data-side]')
+              .evaluateAll((els) => els.map((e) => e.getAttribute('data-score'))),
+          ).toEqual(first.game!.scores.map(String));
+          expect(await strip.textContent()).toMatch(/Team A ?\d+.*Team B ?\d+/);
+        } else {
+          expect(await strip.isVisible()).toBe(false);
+          expect(await p.page.getByTestId('scoreboard').isVisible()).toBe(true);
+        }
+        await check(`01-start`);
+
+        // Sounds: the mute switch is remembered over a reload; muted, nothing sounds.
+        const sound = p.page.getByTestId('sound');
+        const played = async () =>
+          Number((await p.page.evaluate(() => document.documentElement.dataset.sounds)) ?? 0);
+        expect(await sound.getAttribute('aria-checked')).toBe('true');
+        await sound.click();
+        expect(await sound.getAttribute('aria-checked')).toBe('false');
+        expect(await p.page.evaluate(() => localStorage.getItem('dominoes.sound'))).toBe('off');
+        await p.page.reload();
+        await p.page.getByTestId('game').waitFor();
+        expect(await p.page.getByTestId('sound').getAttribute('aria-checked')).toBe('false');
+        await p.page.getByTestId('sound').click(); // a user gesture: from now on the page may sound
+        expect(await p.page.evaluate(() => localStorage.getItem('dominoes.sound'))).toBe('on');
+        // Another seat's play in the same round: a tile placed sounds.
+        const states = roundStates('partnership', 4, 1);
+        const k0 = states.findIndex(
+          (m, i) => i > 0 && m.round!.log.at(-1)?.type === 'play' && m.phase === 'playing',
+        );
+        let version = served.push(tableView(states[k0 - 1]!, 0, names));
+        await until(
+          'shown',
+          async () => Number(await p.page.getByTestId('game').getAttribute('data-version')) >= version,
+        );
+        const before = await played();
+        version = served.push(tableView(states[k0]!, 0, names));
+        await until('a sound for the tile placed', async () => (await played()) > before);
+        // The tile just laid moves onto the board from its player's side; the older ones stay put.
+        const arriving = p.page.locator('.board-svg [data-placement].arrive');
+        expect(await arriving.count()).toBe(1);
+        expect(await arriving.getAttribute('data-placement')).toBe(
+          String(states[k0]!.round!.board.placements.length - 1),
+        );
+        expect(await p.page.evaluate(() => document.documentElement.dataset.lastSound)).toMatch(/place|turn/);
+        await p.page.getByTestId('sound').click();
+        const mutedAt = await played();
+        version = served.push(tableView(states[k0 + 1]!, 0, names));
+        await until(
+          'shown',
+          async () => Number(await p.page.getByTestId('game').getAttribute('data-version')) >= version,
+        );
+        await sleep(300);
+        expect(await played()).toBe(mutedAt);
+
+        // The same-end play: both ends show one number, the tile goes down without a question.
+        version = served.push(tableView(same.match, 0, names));
+        await until(
+          'shown',
+          async () => Number(await p.page.getByTestId('game').getAttribute('data-version')) >= version,
+        );
+        const sameKey = tilesOnTwoEnds(same.game).find((k) => sameEndPlay(same.game, k) !== null)!;
+        const sent = served.sent.length;
+        await p.page.locator(`[data-testid="hand-tile"][data-tile="${sameKey}"]`).click();
+        await until('the play sent', async () => served.sent.slice(sent).find((f) => f.type === 'play'));
+        const frame = served.sent.slice(sent).find((f) => f.type === 'play')!;
+        expect(frame.end).toBe(sameEndPlay(same.game, sameKey));
+        expect(key(frame.tile as number[])).toBe(sameKey);
+        expect(await p.page.getByTestId('end-choice').count()).toBe(0);
+
+        // Two different numbers: the choice appears over the status bar; the board keeps its size;
+        // the markers are dashed slots "#1", "#2", not round dots.
+        version = served.push(tableView(choose.match, 0, names));
+        await until(
+          'shown',
+          async () => Number(await p.page.getByTestId('game').getAttribute('data-version')) >= version,
+        );
+        const chooseKey = tilesOnTwoEnds(choose.game).find((k) => sameEndPlay(choose.game, k) === null)!;
+        const board = await boxOf('[data-testid="board"]');
+        await p.page.locator(`[data-testid="hand-tile"][data-tile="${chooseKey}"]`).click();
+        await p.page.getByTestId('end-choice').waitFor();
+        const boardWithChoice = await boxOf('[data-testid="board"]');
+        expect(Math.abs(boardWithChoice.height - board.height)).toBeLessThan(1);
+        expect(Math.abs(boardWithChoice.width - board.width)).toBeLessThan(1);
+        expect(await p.page.locator('.end-marker circle').count()).toBe(0);
+        expect(await p.page.locator('.end-marker .end-slot').count()).toBe(2);
+        expect(await p.page.locator('.end-marker text').allTextContents()).toEqual(['#1', '#2']);
+        await check('02-end-choice');
+        await p.page.keyboard.press('Escape');
+        await until('the choice closed', async () => (await p.page.getByTestId('end-choice').count()) === 0);
+
+        // The keyboard: during the turn the focus only ever rests on playable tiles.
+        await p.tabTo(p.page.locator('[data-testid="hand-tile"][tabindex="0"]'));
+        const focused = () =>
+          p.page.evaluate(() => document.activeElement?.getAttribute('data-playable') ?? 'not a tile');
+        for (const press of [
+          'ArrowRight',
+          'ArrowRight',
+          'ArrowRight',
+          'ArrowLeft',
+          'End',
+          'Home',
+          'ArrowLeft',
+          'ArrowDown',
+        ]) {
+          expect({ press, playable: await focused() }).toEqual({ press, playable: 'true' });
+          await p.page.keyboard.press(press);
+        }
+        expect(await focused()).toBe('true');
+        // Tab from the page's start never stops on an unplayable tile.
+        await p.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+        for (let i = 0; i < 25; i++) {
+          await p.page.keyboard.press('Tab');
+          const onTile = await p.page.evaluate(() => document.activeElement?.getAttribute('data-playable'));
+          expect(onTile === null || onTile === 'true').toBe(true);
+        }
+
+        // The sorted hand (display only), remembered; the note about the deadline's dealt order.
+        const order = () =>
+          p.page.$$eval('[data-testid="hand-tile"]', (els) =>
+            els.map((e) => e.getAttribute('data-tile') ?? ''),
+          );
+        expect(await order()).toEqual(choose.game.hand.map(key));
+        await p.page.getByTestId('sort-hand').click();
+        const sortedKeys = [...choose.game.hand]
+          .sort((a, b) => Math.min(...a) - Math.min(...b) || Math.max(...a) - Math.max(...b))
+          .map(key);
+        await until('sorted', async () => JSON.stringify(await order()) === JSON.stringify(sortedKeys));
+        expect(await p.page.getByTestId('sort-note').isVisible()).toBe(true);
+        expect(await p.page.getByTestId('sort-note').textContent()).toMatch(/order dealt/);
+        await check('03-sorted');
+        await p.page.reload();
+        await p.page.getByTestId('game').waitFor();
+        await until('still sorted', async () => JSON.stringify(await order()) === JSON.stringify(sortedKeys));
+        expect(await p.page.getByTestId('sort-hand').getAttribute('aria-checked')).toBe('true');
+        await p.page.getByTestId('sort-hand').click();
+        await until(
+          'dealt order',
+          async () => JSON.stringify(await order()) === JSON.stringify(choose.game.hand.map(key)),
+        );
+
+        // Reconnecting: the banner never covers a seat's name, and says the turn is short while away.
+        await served.drop();
+        await until(
+          'reconnecting',
+          async () => (await p.page.getByTestId('connection').getAttribute('data-status')) === 'reconnecting',
+        );
+        const banner = await boxOf('.connection-banner');
+        for (const name of await p.page.locator('.seat [data-testid="seat-name"]').all())
+          expect(overlaps(banner, (await name.boundingBox())!)).toBe(false);
+        expect(await p.page.getByTestId('away-turn').textContent()).toMatch(
+          /your turn: while you are away it lasts 5 s/,
+        );
+        await p.shot(S, '04-reconnecting');
+        served.restore();
+        await until(
+          'online',
+          async () => (await p.page.getByTestId('connection').getAttribute('data-status')) === 'online',
+          15_000,
+        );
+
+        // Back after a drop with a shortened turn (P17): said plainly. With a whole turn left: not said.
+        const withDeadline = (ms: number) => {
+          const v = tableView(choose.match, 0, names);
+          return { ...v, clock: { kind: 'turn' as const, seat: 0, deadline: Date.now() + ms } };
+        };
+        served.push(withDeadline(4_000));
+        await p.page.reload();
+        await p.page.getByTestId('short-turn').waitFor({ timeout: 5_000 });
+        expect(await p.page.getByTestId('short-turn').textContent()).toMatch(
+          /You were disconnected: your turn is only 5 s/,
+        );
+        await check('05-short-turn');
+        served.push(withDeadline(40_000));
+        await p.page.reload();
+        await p.page.getByTestId('game').waitFor();
+        await sleep(500);
+        expect(await p.page.getByTestId('short-turn').count()).toBe(0);
+
+        // A tile just drawn is marked in the hand.
+        version = served.push(tableView(drew.match, 0, ['Ana', 'Boris']));
+        await until(
+          'shown',
+          async () => Number(await p.page.getByTestId('game').getAttribute('data-version')) >= version,
+        );
+        expect(
+          (
+            await p.page.$$eval('[data-testid="hand-tile"][data-new="true"]', (els) =>
+              els.map((e) => e.getAttribute('data-tile')),
+            )
+          ).sort(),
+        ).toEqual([...newlyDrawn(drew.game, 0)].sort());
+        // Nothing fits: the hand leaves the tab order while the clock runs; Tab never stops on a tile.
+        expect(drew.game.legal.some((a) => a.type === 'play')).toBe(false);
+        await p.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+        for (let i = 0; i < 25; i++) {
+          await p.page.keyboard.press('Tab');
+          expect(await p.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).not.toBe(
+            'hand-tile',
+          );
+        }
+        await check('06-drawn');
+
+        // The end of a match: "Match over", large revealed hands; folded away, "Show the result"
+        // sits in the status bar, off the top seat's name.
+        version = served.push(tableView(over, 0, names));
+        await until(
+          'shown',
+          async () => Number(await p.page.getByTestId('game').getAttribute('data-version')) >= version,
+        );
+        await p.page.getByTestId('result-title').waitFor();
+        expect(await p.page.getByTestId('result-title').textContent()).toBe('Match over');
+        expect(await p.page.getByTestId('status-title').textContent()).toBe('Match over');
+        for (const tile of await p.page.locator('.reveal-tile svg').all()) {
+          const box = (await tile.boundingBox())!;
+          expect(box.width).toBeGreaterThanOrEqual(phone ? 24 : 28);
+        }
+        await check('07-match-over');
+        await p.page.getByRole('button', { name: 'Show the board' }).click();
+        const show = await boxOf('[data-testid="show-result"]');
+        expect(await p.page.getByTestId('show-result').textContent()).toBe('Show the result');
+        expect(await p.page.getByTestId('status-title').isVisible()).toBe(true);
+        expect(await p.page.getByTestId('status-title').textContent()).toBe('Match over');
+        for (const name of await p.page.locator('.seat [data-testid="seat-name"]').all())
+          expect(overlaps(show, (await name.boundingBox())!)).toBe(false);
+        await check('08-match-over-folded');
+        expect(p.errors).toEqual([]);
+      } finally {
+        await p.close();
+      }
+    }
+  }, 240_000);
 });

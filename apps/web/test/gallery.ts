@@ -107,7 +107,10 @@ export function tableView(match: MatchState, seat: number, names: readonly strin
   };
 }
 
-/** Serves the built page and a fake gateway socket; `push` sends the next view. */
+/**
+ * Serves the built page and a fake gateway socket; `push` sends the next view, `sent` lists the
+ * frames the page sent, `drop` closes the socket and refuses new ones until `restore`.
+ */
 export async function galleryPage(page: Page, first: TableView) {
   await page.addInitScript(() => {
     localStorage.setItem(
@@ -124,11 +127,22 @@ export async function galleryPage(page: Page, first: TableView) {
   });
   let version = 1;
   let current = first;
-  const sockets: { send(message: string): void }[] = [];
+  const sockets: { send(message: string): void; close(): Promise<void> }[] = [];
+  const sent: { type: string; [field: string]: unknown }[] = [];
+  let refusing = false;
   await page.routeWebSocket(/\/ws$/, (ws) => {
+    if (refusing) {
+      void ws.close();
+      return;
+    }
     sockets.push(ws);
+    ws.onClose(() => {
+      const i = sockets.indexOf(ws);
+      if (i >= 0) sockets.splice(i, 1);
+    });
     ws.onMessage((raw) => {
       const frame = JSON.parse(String(raw)) as { type: string; id?: string };
+      sent.push(frame);
       const now = Date.now();
       if (frame.type === 'hello')
         ws.send(JSON.stringify({ type: 'welcome', playerId: 'p0', name: 'Ana', serverTime: now }));
@@ -142,6 +156,14 @@ export async function galleryPage(page: Page, first: TableView) {
   });
   await page.goto(`${GALLERY_ORIGIN}/t/${GALLERY_TABLE}`);
   return {
+    sent,
+    async drop() {
+      refusing = true;
+      for (const ws of sockets.splice(0)) await ws.close();
+    },
+    restore() {
+      refusing = false;
+    },
     push(view: TableView) {
       version += 1;
       current = view;

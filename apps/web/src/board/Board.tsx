@@ -15,6 +15,8 @@ export interface BoardProps {
   readonly hoverEnd?: string | null;
   /** Shown on an empty board (who opens). */
   readonly emptyText?: string;
+  /** Where the player of the last tile sits: a tile laid while the board is shown moves in from there. */
+  readonly arrivalFrom?: 'bottom' | 'top' | 'left' | 'right';
 }
 
 function useSize<T extends HTMLElement>(): [React.RefObject<T | null>, { width: number; height: number }] {
@@ -40,7 +42,15 @@ function useSize<T extends HTMLElement>(): [React.RefObject<T | null>, { width: 
 }
 
 /** The board: the chain (a snake that turns before the edge, D9) or the five-tile cross (F4), scaled to fit. */
-export function Board({ game, choosableEnds, endLabel, onChooseEnd, hoverEnd, emptyText }: BoardProps) {
+export function Board({
+  game,
+  choosableEnds,
+  endLabel,
+  onChooseEnd,
+  hoverEnd,
+  emptyText,
+  arrivalFrom,
+}: BoardProps) {
   const { t, dir } = useI18n();
   const [ref, size] = useSize<HTMLDivElement>();
   const previous = useRef<{ rowWidth: number; variant: number } | null>(null);
@@ -50,10 +60,14 @@ export function Board({ game, choosableEnds, endLabel, onChooseEnd, hoverEnd, em
   const maxUnit = size.width < 500 ? 26 : 40;
   const roundKey = `${game.roundNumber}`;
   const roundRef = useRef(roundKey);
+  /** Tiles from this index on were laid while the board was shown: they move onto it. */
+  const shownFrom = useRef(placements.length);
   if (roundRef.current !== roundKey) {
     roundRef.current = roundKey;
     previous.current = null;
+    shownFrom.current = placements.length;
   }
+  if (placements.length < shownFrom.current) shownFrom.current = placements.length;
 
   const layout: FittedLayout | null = useMemo(() => {
     if (size.width < 10 || size.height < 10) return null;
@@ -99,7 +113,16 @@ export function Board({ game, choosableEnds, endLabel, onChooseEnd, hoverEnd, em
           const p = placements[tile.index];
           const label = p ? tileName(t, p.tile) : '';
           return (
-            <g key={tile.index} data-placement={tile.index} aria-label={label}>
+            <g
+              key={tile.index}
+              data-placement={tile.index}
+              aria-label={label}
+              className={
+                tile.index === last && tile.index >= shownFrom.current
+                  ? `arrive from-${arrivalFrom ?? 'bottom'}`
+                  : undefined
+              }
+            >
               <TileShape
                 x={tile.x}
                 y={tile.y}
@@ -121,9 +144,9 @@ export function Board({ game, choosableEnds, endLabel, onChooseEnd, hoverEnd, em
               aria-hidden="true"
               onClick={() => onChooseEnd?.(e.id)}
             >
-              <circle cx={e.x} cy={e.y} r={0.62} />
-              <text x={e.x} y={e.y} dy="0.04" textAnchor="middle" dominantBaseline="middle" fontSize={0.75}>
-                {endLabel(e.id)}
+              <rect className="end-slot" x={e.x - 0.62} y={e.y - 0.62} width={1.24} height={1.24} rx={0.18} />
+              <text x={e.x} y={e.y} dy="0.04" textAnchor="middle" dominantBaseline="middle" fontSize={0.62}>
+                {`#${endLabel(e.id)}`}
               </text>
             </g>
           ))}

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TableView } from '@dominoes/protocol';
 import { tileName, useI18n, type Dict } from '../i18n';
-import { useSession } from '../hooks';
+import { useSession, useStoredFlag } from '../hooks';
+import { DISCONNECTED_TURN_MS, newlyDrawn, sameEndPlay, shortenedTurn, sortedHand, soundsFor } from '../feel';
+import { isMuted, playSound } from '../sound';
 import { Board } from '../board/Board';
 import { TileImage } from '../board/TileSvg';
 import {
@@ -22,6 +24,8 @@ import { useAnnounce } from './LiveRegion';
 import { ResultPanel } from './ResultPanel';
 import { Seat } from './Seat';
 import { SidePanel } from './SidePanel';
+import { Avatar } from './Avatar';
+import { ScoreStrip } from './ScoreStrip';
 
 interface Choice {
   readonly key: string;
@@ -90,6 +94,10 @@ export function GameTable({ view, version }: { view: TableView; version: number 
   const [focusRequest, setFocusRequest] = useState(0);
   const previous = useRef<TableView | null>(null);
   const choiceRef = useRef<HTMLDivElement>(null);
+  const [sorted, setSorted] = useStoredFlag('dominoes.sortHand');
+  const [shortTurn, setShortTurn] = useState(false);
+  /** True until the first view after the page (re)connected: then a shortened turn (P17) is told. */
+  const comeback = useRef(true);
 
   const playable = playableTiles(game);
   const myTurn = game.phase === 'playing' && game.turn === me;
@@ -99,10 +107,25 @@ export function GameTable({ view, version }: { view: TableView; version: number 
   const boneyardGame = view.variant !== 'partnership';
   const endLabel = endLabelOf(game);
 
-  // Speak what changed; forget a choice the view no longer allows.
+  useEffect(() => {
+    if (state.status !== 'online') comeback.current = true;
+  }, [state.status]);
+
+  // Speak what changed, sound it; forget a choice the view no longer allows.
   useEffect(() => {
     for (const text of announcements(t, view, previous.current)) announce(text);
+    for (const kind of soundsFor(view, previous.current)) playSound(kind);
+    const before = previous.current?.game;
     previous.current = view;
+    if (comeback.current && state.status === 'online') {
+      comeback.current = false;
+      setShortTurn(shortenedTurn(view, session.serverNow()));
+    } else if (
+      view.game?.turn !== view.you.seat ||
+      view.game.phase !== 'playing' ||
+      before?.roundNumber !== view.game.roundNumber
+    )
+      setShortTurn(false);
     setChoice((c) => {
       if (!c) return c;
       const still = playableTiles(view.game).get(c.key);
@@ -111,13 +134,38 @@ export function GameTable({ view, version }: { view: TableView; version: number 
     // `t` is left out on purpose: switching the language must not repeat the announcements.
   }, [view, announce]);
 
-  // The tab's title says when it is your turn (for a player looking at another tab).
+  // The tab's title says when it is your turn (for a player looking at another tab); in the
+  // background it blinks, and a phone vibrates once when the turn comes.
   useEffect(() => {
-    document.title = myTurn ? `● ${t.yourTurn} · ${t.appName}` : `${t.tableOf(view.tableId)} · ${t.appName}`;
+    const still = myTurn ? `● ${t.yourTurn} · ${t.appName}` : `${t.tableOf(view.tableId)} · ${t.appName}`;
+    document.title = still;
+    if (!myTurn) return () => void (document.title = t.appName);
+    let on = false;
+    const blink = setInterval(() => {
+      on = document.hidden ? !on : false;
+      document.title = on ? `🔔 ${t.yourTurnAlert} · ${t.appName}` : still;
+    }, 1_000);
     return () => {
+      clearInterval(blink);
       document.title = t.appName;
     };
   }, [myTurn, t, view.tableId]);
+  const turnKey = `${game.roundNumber}:${game.log.length}`;
+  useEffect(() => {
+    if (myTurn && document.hidden && !isMuted()) navigator.vibrate?.([150, 80, 150]);
+  }, [myTurn, turnKey]);
+
+  // While the clock runs, the focus is never on a tile that cannot be played: with none playable
+  // it goes to the draw or pass button.
+  useEffect(() => {
+    const active = document.activeElement;
+    if (!myTurn || playable.size > 0 || !active?.closest('[data-testid="hand"]')) return;
+    const next = document.querySelector<HTMLButtonElement>(
+      drawable ? '[data-testid="draw"]' : '[data-testid="pass"]',
+    );
+    if (next && !next.disabled) next.focus();
+    else (active as HTMLElement).blur();
+  }, [myTurn, playable.size, drawable, turnKey]);
 
   useEffect(() => {
     if (game.phase === 'playing') setCollapsed(false);
@@ -136,7 +184,9 @@ export function GameTable({ view, version }: { view: TableView; version: number 
   const activate = (key: string) => {
     const p = playable.get(key);
     if (!p || busy) return;
-    if (p.ends.length > 1) setChoice({ key, tile: p.tile, ends: p.ends });
+    const same = sameEndPlay(game, key);
+    if (same !== null) void play(p.tile, same);
+    else if (p.ends.length > 1) setChoice({ key, tile: p.tile, ends: p.ends });
     else void play(p.tile, p.ends[0]);
   };
 
@@ -175,9 +225,22 @@ export function GameTable({ view, version }: { view: TableView; version: number 
         )}
       </>
     );
+  } else if (game.phase === 'over') {
+    status = (
+      <span className="turn-text" data-testid="status-title">
+        {t.matchOver}
+      </span>
+    );
   } else if (clock?.kind === 'break') {
-    status = <span className="turn-text">{t.roundOver(game.roundNumber)}</span>;
+    status = (
+      <span className="turn-text" data-testid="status-title">
+        {t.roundOver(game.roundNumber)}
+      </span>
+    );
   }
+  const lastPlay = [...game.log].reverse().find((e) => e.type === 'play');
+  const arrivalFrom = lastPlay ? placeOf(lastPlay.seat, me, view.seatCount) : undefined;
+  const handShown = sorted ? sortedHand(game.hand) : game.hand;
   const lastIndex = game.log.length - 1;
   const lastEntry = game.log[lastIndex];
   const lastText = lastEntry ? describeEntry(t, view, lastEntry, passEnds(game).get(lastIndex)) : null;
@@ -194,14 +257,9 @@ export function GameTable({ view, version }: { view: TableView; version: number 
       data-turn={game.turn ?? ''}
     >
       <div className="table-column">
-        {showResult && (
-          <div className={collapsed ? 'result-layer collapsed' : 'result-layer'}>
-            <ResultPanel
-              view={view}
-              game={game}
-              collapsed={collapsed}
-              onToggle={() => setCollapsed((c) => !c)}
-            />
+        {showResult && !collapsed && (
+          <div className="result-layer">
+            <ResultPanel view={view} game={game} collapsed={false} onToggle={() => setCollapsed(true)} />
           </div>
         )}
         <div className={`play-area seats-${view.seatCount}`} dir="ltr">
@@ -222,6 +280,7 @@ export function GameTable({ view, version }: { view: TableView; version: number 
               endLabel={endLabel}
               onChooseEnd={(id) => choice && void play(choice.tile, id)}
               hoverEnd={drag?.overEnd ?? null}
+              arrivalFrom={arrivalFrom}
               emptyText={
                 game.phase !== 'playing' || game.turn === null
                   ? undefined
@@ -235,7 +294,17 @@ export function GameTable({ view, version }: { view: TableView; version: number 
 
         <div className="status-bar" data-testid="status">
           <div className="status-main">{status}</div>
-          {lastText && (
+          {showResult && collapsed && (
+            <ResultPanel view={view} game={game} collapsed onToggle={() => setCollapsed(false)} />
+          )}
+          <ScoreStrip view={view} game={game} />
+          {shortTurn && myTurn && (
+            <p className="short-turn" role="alert" data-testid="short-turn">
+              <span aria-hidden="true">⚠ </span>
+              {t.shortTurn(Math.round(DISCONNECTED_TURN_MS / 1000))}
+            </p>
+          )}
+          {lastText && !(shortTurn && myTurn) && (
             <div className={`last-move by-${lastEntry?.by}`} data-testid="last-move">
               {lastEntry?.by === 'deadline' && <span aria-hidden="true">⏱ </span>}
               {lastText}
@@ -253,10 +322,13 @@ export function GameTable({ view, version }: { view: TableView; version: number 
         >
           <div className="my-head">
             <span className="me-name">
-              <span
-                className={myInfo?.connected && state.status === 'online' ? 'dot on' : 'dot off'}
-                aria-hidden="true"
-              />
+              <span className="avatar-wrap">
+                <Avatar name={seatName(t, view, me)} size="sm" />
+                <span
+                  className={myInfo?.connected && state.status === 'online' ? 'dot on' : 'dot off'}
+                  aria-hidden="true"
+                />
+              </span>
               {seatName(t, view, me)} ({t.you})
               {view.hostSeat === me && <span className="badge host">★ {t.host}</span>}
               {view.variant === 'partnership' && (
@@ -298,6 +370,25 @@ export function GameTable({ view, version }: { view: TableView; version: number 
               <span id="autopass-hint" className="sr-only">
                 {t.autoPassHint}
               </span>
+              <button
+                type="button"
+                role="switch"
+                className="switch"
+                aria-checked={sorted}
+                aria-label={t.sortHand}
+                aria-describedby="sort-note"
+                data-testid="sort-hand"
+                onClick={() => setSorted(!sorted)}
+              >
+                <span className="knob" aria-hidden="true" />
+                <span className="long-label">{t.sortHand}</span>
+                <span className="short-label" aria-hidden="true">
+                  {t.sortShort}
+                </span>
+              </button>
+              <span id="sort-note" className={sorted ? 'sort-note' : 'sr-only'} data-testid="sort-note">
+                {t.sortHandNote}
+              </span>
             </div>
           </div>
           {choice && (
@@ -324,7 +415,7 @@ export function GameTable({ view, version }: { view: TableView; version: number 
                   onClick={() => void play(choice.tile, id)}
                 >
                   <span className="end-no" aria-hidden="true">
-                    {endLabel(id)}
+                    #{endLabel(id)}
                   </span>
                   {endChoiceText(t, game, id)}
                 </button>
@@ -335,7 +426,8 @@ export function GameTable({ view, version }: { view: TableView; version: number 
             </div>
           )}
           <Hand
-            hand={game.hand}
+            hand={handShown}
+            newTiles={newlyDrawn(game, me)}
             playable={playable}
             myTurn={myTurn}
             busy={busy}

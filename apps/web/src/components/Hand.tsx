@@ -12,7 +12,10 @@ export interface DragState {
 }
 
 interface HandProps {
+  /** The tiles in the order shown (dealt, or sorted for display). */
   readonly hand: readonly Tile[];
+  /** Tiles drawn since the last play: marked as new. */
+  readonly newTiles: ReadonlySet<string>;
   readonly playable: ReadonlyMap<string, PlayableTile>;
   readonly myTurn: boolean;
   readonly busy: boolean;
@@ -39,11 +42,14 @@ function endUnder(x: number, y: number): { end: string | null; board: boolean } 
 
 /**
  * The player's tiles as buttons. Tiles listed in `legal` are highlighted, the others dimmed. One tab
- * stop for the whole hand (roving tabindex): arrow keys move, Enter or Space plays. A playable tile
- * can also be dragged onto the board (mouse, pen or touch).
+ * stop for the whole hand (roving tabindex): arrow keys move, Enter or Space plays. While the clock
+ * runs for this seat the keys move among the playable tiles only, so the focus never rests on a tile
+ * that cannot be played (with none playable, the hand leaves the tab order). A playable tile can also
+ * be dragged onto the board (mouse, pen or touch).
  */
 export function Hand({
   hand,
+  newTiles,
   playable,
   myTurn,
   busy,
@@ -66,17 +72,32 @@ export function Hand({
   } | null>(null);
   const suppressClick = useRef(false);
 
-  const index = Math.min(focus, Math.max(0, hand.length - 1));
+  const keys = hand.map(tileKey);
+  /** The tiles the keys move between: the playable ones during this seat's turn, else all. */
+  const restricted = myTurn;
+  const stops = keys.flatMap((k, i) => (!restricted || playable.has(k) ? [i] : []));
+  const clamped = Math.min(focus, Math.max(0, hand.length - 1));
+  const index = stops.includes(clamped) ? clamped : (stops[0] ?? -1);
   useEffect(() => {
-    if (focus !== index) setFocus(index);
+    if (index >= 0 && focus !== index) setFocus(index);
   }, [focus, index]);
+  // The turn comes while the focus is on a tile that cannot be played: it moves to a playable one.
+  const playableKey = stops.join(',');
+  useEffect(() => {
+    const active = document.activeElement;
+    const i = buttons.current.findIndex((b) => b === active);
+    if (i >= 0 && !stops.includes(i) && index >= 0) buttons.current[index]?.focus();
+    // Only when the turn or the playable tiles change.
+  }, [myTurn, playableKey]);
   useEffect(() => {
     if (focusRequest > 0) buttons.current[index]?.focus();
     // Only when asked (after a play or a cancelled choice), not at every render: `index` is left out.
   }, [focusRequest]);
 
+  /** Moves the focus to the `to`-th stop (wrapping). */
   const move = (to: number) => {
-    const next = (to + hand.length) % hand.length;
+    if (stops.length === 0) return;
+    const next = stops[(to + stops.length) % stops.length]!;
     setFocus(next);
     buttons.current[next]?.focus();
   };
@@ -84,10 +105,11 @@ export function Hand({
   const onKeyDown = (event: React.KeyboardEvent, i: number) => {
     const forward = dir === 'rtl' ? 'ArrowLeft' : 'ArrowRight';
     const back = dir === 'rtl' ? 'ArrowRight' : 'ArrowLeft';
-    if (event.key === forward || event.key === 'ArrowDown') move(i + 1);
-    else if (event.key === back || event.key === 'ArrowUp') move(i - 1);
+    const at = Math.max(0, stops.indexOf(i));
+    if (event.key === forward || event.key === 'ArrowDown') move(at + 1);
+    else if (event.key === back || event.key === 'ArrowUp') move(at - 1);
     else if (event.key === 'Home') move(0);
-    else if (event.key === 'End') move(hand.length - 1);
+    else if (event.key === 'End') move(stops.length - 1);
     else return;
     event.preventDefault();
   };
@@ -107,6 +129,7 @@ export function Hand({
         const key = tileKey(tile);
         const can = playable.has(key);
         const name = tileName(t, tile);
+        const fresh = newTiles.has(key);
         return (
           <button
             key={key}
@@ -114,11 +137,12 @@ export function Hand({
             ref={(el) => {
               buttons.current[i] = el;
             }}
-            className={`hand-tile${can ? ' playable' : ''}${myTurn && !can ? ' dim' : ''}${!myTurn ? ' idle' : ''}${choosing === key ? ' choosing' : ''}`}
+            className={`hand-tile${can ? ' playable' : ''}${myTurn && !can ? ' dim' : ''}${!myTurn ? ' idle' : ''}${choosing === key ? ' choosing' : ''}${fresh ? ' new' : ''}`}
             data-testid="hand-tile"
             data-tile={key}
             data-playable={can}
-            aria-label={`${name}, ${can ? t.playable : t.notPlayable}`}
+            data-new={fresh}
+            aria-label={`${name}, ${can ? t.playable : t.notPlayable}${fresh ? `, ${t.newTile}` : ''}`}
             aria-disabled={!can || busy}
             tabIndex={i === index ? 0 : -1}
             onFocus={() => setFocus(i)}
@@ -164,6 +188,11 @@ export function Hand({
             }}
           >
             <TileImage tile={tile} />
+            {fresh && (
+              <span className="new-badge" aria-hidden="true">
+                {t.newTile}
+              </span>
+            )}
           </button>
         );
       })}

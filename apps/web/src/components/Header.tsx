@@ -1,9 +1,11 @@
 import { useI18n, LANGS, DICTS, type Lang } from '../i18n';
 import { navigate, useSession } from '../hooks';
+import { setMuted, useMuted } from '../sound';
 
 export function Header({ onRules }: { readonly onRules: () => void }) {
   const { t, lang, setLang } = useI18n();
   const [state] = useSession();
+  const muted = useMuted();
   return (
     <header className="app-header">
       <a
@@ -29,6 +31,25 @@ export function Header({ onRules }: { readonly onRules: () => void }) {
         {state.identity && <span className="who">{t.playingAs(state.identity.name)}</span>}
         <button type="button" className="ghost" onClick={onRules}>
           {t.rules}
+        </button>
+        <button
+          type="button"
+          role="switch"
+          className="ghost sound-switch"
+          aria-checked={!muted}
+          aria-label={t.sound}
+          title={t.soundHint}
+          data-testid="sound"
+          onClick={() => setMuted(!muted)}
+        >
+          <svg viewBox="0 0 24 24" aria-hidden="true" className="icon speaker">
+            <path d="M3 9v6h4l5 4V5L7 9H3Z" />
+            {muted ? (
+              <path d="m16 9 5 6m0-6-5 6" className="stroke" />
+            ) : (
+              <path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12" className="stroke" />
+            )}
+          </svg>
         </button>
         <label className="lang-switch">
           <span className="sr-only">{t.language}</span>

@@ -5,6 +5,7 @@ import { codeFrom, navigate, useSession } from '../hooks';
 import { problemOf } from '../session';
 import { HOST_TARGET_RANGE, RULE_SETS, VARIANTS, type Variant } from '@dominoes/rules';
 import { NameForm } from './NameForm';
+import { Avatar } from './Avatar';
 
 /** The choices offered, from the rules (P19); the server (libs/rules) has the last word and refuses anything else. */
 const targetsOf = (variant: Variant): number[] => [...RULE_SETS[variant].targets].sort((a, b) => a - b);
@@ -168,7 +169,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
                   className={joinError ? 'hint error' : 'hint'}
                   role={joinError ? 'alert' : undefined}
                 >
-                  {joinError ?? t.shareHint}
+                  {joinError ?? t.joinHint}
                 </p>
               </div>
               <button type="submit" className="primary" data-testid="join-table">
@@ -177,7 +178,10 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
             </form>
 
             <section className="card you-card" aria-label={t.yourName}>
-              <p>{t.playingAs(state.identity.name)}</p>
+              <p className="you-line">
+                <Avatar name={state.identity.name} />
+                {t.playingAs(state.identity.name)}
+              </p>
               <button type="button" className="ghost" onClick={() => session.forgetIdentity()}>
                 {t.changeName}
               </button>

@@ -48,7 +48,7 @@ export function ResultPanel({
   if (collapsed) {
     return (
       <div className="result-collapsed">
-        <button type="button" className="primary" onClick={onToggle}>
+        <button type="button" className="primary small" onClick={onToggle} data-testid="show-result">
           {t.showResult}
         </button>
         {view.clock?.kind === 'break' && (
@@ -67,7 +67,7 @@ export function ResultPanel({
       data-over={over}
     >
       <div className="result-head">
-        <h2 id="result-title" ref={heading} tabIndex={-1}>
+        <h2 id="result-title" ref={heading} tabIndex={-1} data-testid="result-title">
           {over ? t.matchOver : t.roundOver(game.roundNumber)}
         </h2>
         <button type="button" className="ghost" onClick={onToggle}>

@@ -3,6 +3,7 @@ import { useI18n } from '../i18n';
 import { endsText, passEnds, seatName, type SeatView, type Place } from '../game';
 import { TileImage } from '../board/TileSvg';
 import { Countdown } from './Countdown';
+import { Avatar } from './Avatar';
 
 /** The seat's latest move of this round, if it came after its previous turn (a bubble beside the seat). */
 function lastMove(game: SeatView, seat: number) {
@@ -55,8 +56,11 @@ export function Seat({
       data-tiles={count}
     >
       <div className="seat-head">
-        <span className={connected ? 'dot on' : 'dot off'} aria-hidden="true" />
-        <span className="seat-name" title={name}>
+        <span className="avatar-wrap">
+          <Avatar name={name} size="sm" />
+          <span className={connected ? 'dot on' : 'dot off'} aria-hidden="true" />
+        </span>
+        <span className="seat-name" title={name} data-testid="seat-name">
           {name}
         </span>
         {view.hostSeat === seat && (

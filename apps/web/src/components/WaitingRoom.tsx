@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { TableView } from '@dominoes/protocol';
 import { useI18n } from '../i18n';
 import { copyText, navigate, useSession } from '../hooks';
+import { Avatar } from './Avatar';
 
 /** A table waiting for its players: the code and link to share, and who has sat down, in seat order. */
 export function WaitingRoom({ view }: { readonly view: TableView }) {
@@ -72,6 +73,7 @@ export function WaitingRoom({ view }: { readonly view: TableView }) {
           {view.seats.map((s, i) => (
             <li key={i} className={s ? 'taken' : 'empty'} data-seat={i}>
               <span className="seat-no">{t.seatN(i + 1)}</span>
+              {s && <Avatar name={s.name} size="sm" />}
               <span className="seat-name">
                 {s ? s.name : t.emptySeat}
                 {i === view.you.seat && ` (${t.you})`}

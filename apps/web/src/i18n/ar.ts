@@ -49,7 +49,7 @@ const ar: Dict = {
   codeOrLink: 'رمز الطاولة أو رابطها',
   codePlaceholder: 'K7M2QXP4HT9R',
   join: 'انضم',
-  badCode: 'رمز الطاولة ستة أحرف وأرقام، مثل K7M2QX.',
+  badCode: 'رمز الطاولة 12 حرفًا ورقمًا، مثل K7M2QXP4HT9R.',
   howToPlay: 'طريقة اللعب',
 
   tableCode: 'رمز الطاولة',
@@ -177,6 +177,18 @@ const ar: Dict = {
   newMatch: 'مباراة جديدة',
   waitingNewMatch: 'في انتظار أن يبدأ المضيف مباراة جديدة.',
 
+  joinHint: 'الصق الرابط الذي وصلك، أو اكتب رمز الطاولة المكوّن من 12 حرفًا.',
+  sound: 'الأصوات',
+  soundHint: 'صوت لكل حجر يوضع، ولدورك، وللتمرير، ولنهاية الجولة.',
+  sortHand: 'رتّب أحجاري',
+  sortShort: 'ترتيب',
+  sortHandNote: 'للعرض فقط: عند انتهاء الوقت تلعب الطاولة أول حجر يناسب بترتيب التوزيع، لا بهذا الترتيب.',
+  newTile: 'جديد',
+  shortTurn: (s: number) =>
+    `انقطع اتصالك: دورك ${s} ث فقط (دور اللاعب المنقطع). عند انتهائه تلعب الطاولة عنك.`,
+  awayTurn: (s: number) => `إنه دورك: ما دمت غائبًا يدوم ${s} ث.`,
+  scoreStrip: 'النتيجة',
+  yourTurnAlert: 'دورك!',
   errorText: (code, message) =>
     ({
       NOT_YOUR_TURN: 'ليس دورك.',

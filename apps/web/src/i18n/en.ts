@@ -42,7 +42,7 @@ const en = {
   codeOrLink: 'Table code or link',
   codePlaceholder: 'K7M2QXP4HT9R',
   join: 'Join',
-  badCode: 'A table code has 6 letters and digits, like K7M2QX.',
+  badCode: 'A table code has 12 letters and digits, like K7M2QXP4HT9R.',
   howToPlay: 'How to play',
 
   /* waiting room */
@@ -179,6 +179,21 @@ const en = {
   finalScores: 'Final scores',
   newMatch: 'New match',
   waitingNewMatch: 'Waiting for the host to start a new match.',
+
+  /* feeling the game */
+  joinHint: 'Paste the link you were sent, or type the table’s 12-character code.',
+  sound: 'Sounds',
+  soundHint: 'A sound for each tile placed, your turn, a pass and the end of a round.',
+  sortHand: 'Sort my hand',
+  sortShort: 'Sort',
+  sortHandNote:
+    'Display only: when time runs out, the table plays the first tile that fits in the order dealt, not in this order.',
+  newTile: 'new',
+  shortTurn: (s: number) =>
+    `You were disconnected: your turn is only ${s} s (a disconnected player’s turn). When it runs out, the table plays for you.`,
+  awayTurn: (s: number) => `It is your turn: while you are away it lasts ${s} s.`,
+  scoreStrip: 'Score',
+  yourTurnAlert: 'Your turn!',
 
   /* refused actions */
   errorText: (code: string, message: string) =>
