@@ -823,6 +823,41 @@ describe('the web page in Chromium', () => {
         await sleep(300);
         expect(await played()).toBe(mutedAt);
 
+        // In a background tab, your turn makes the title blink and a phone vibrate (not when muted).
+        await p.page.getByTestId('sound').click();
+        await p.page.evaluate(() => {
+          Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+          const calls: unknown[] = [];
+          (window as unknown as { vibrations: unknown[] }).vibrations = calls;
+          Object.defineProperty(navigator, 'vibrate', {
+            configurable: true,
+            value: (pattern: unknown) => calls.push(pattern) > 0,
+          });
+        });
+        const j = states.findIndex(
+          (m, i) =>
+            i > k0 + 1 && m.phase === 'playing' && m.round!.turn === 0 && states[i - 1]!.round!.turn !== 0,
+        );
+        version = served.push(tableView(states[j - 1]!, 0, names));
+        await until(
+          'shown',
+          async () => Number(await p.page.getByTestId('game').getAttribute('data-version')) >= version,
+        );
+        served.push(tableView(states[j]!, 0, names));
+        await until(
+          'the title blinks',
+          async () => (await p.page.title()).startsWith('🔔 Your turn!'),
+          5_000,
+        );
+        expect(
+          await p.page.evaluate(() => (window as unknown as { vibrations: unknown[] }).vibrations.length),
+        ).toBe(1);
+        await p.page.evaluate(() => {
+          Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
+        });
+        await until('the title still', async () => (await p.page.title()).startsWith('● Your turn'), 5_000);
+        await p.page.getByTestId('sound').click();
+
         // The same-end play: both ends show one number, the tile goes down without a question.
         version = served.push(tableView(same.match, 0, names));
         await until(
