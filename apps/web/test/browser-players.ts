@@ -269,6 +269,18 @@ export async function layoutProblems(page: Page): Promise<string[]> {
         if (x > 1 && y > 1) out.push(`${parts[i]!.className} overlaps ${parts[j]!.className}`);
       }
     }
+    // The "Reconnecting…" banner and "Show the result" cover no seat's name.
+    for (const cover of Array.from(
+      document.querySelectorAll('.connection-banner, [data-testid="show-result"]'),
+    )) {
+      const c = rect(cover);
+      for (const name of Array.from(document.querySelectorAll('.seat [data-testid="seat-name"]'))) {
+        const n = rect(name);
+        const x = Math.min(c.right, n.right) - Math.max(c.left, n.left);
+        const y = Math.min(c.bottom, n.bottom) - Math.max(c.top, n.top);
+        if (x > 0 && y > 0) out.push(`${cover.className} covers the name ${name.textContent ?? ''}`);
+      }
+    }
     // The table itself fits the screen's height (the side panel may scroll below on a phone).
     const game = document.querySelector('.table-column');
     if (game && rect(game).bottom > vh + 1)

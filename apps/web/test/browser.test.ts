@@ -317,6 +317,11 @@ describe('the web page in Chromium', () => {
       await boris!.enterName();
       await boris!.page.getByTestId('open-form').waitFor();
       await snapshot([ana!, boris!], S, '02-lobby');
+      // The Join card's hint is about joining; the lobby shows the player's avatar.
+      expect(await ana!.page.getByTestId('join-form').locator('.hint').textContent()).toMatch(
+        /Paste the link you were sent, or type the table’s 12-character code/,
+      );
+      expect(await ana!.page.locator('.you-card [data-testid="avatar"]').textContent()).toBe('A');
 
       // The host opens a partnership table with target 150.
       await ana!.page.locator('input[name="variant"][value="partnership"]').check();
@@ -338,6 +343,9 @@ describe('the web page in Chromium', () => {
       expect(waiting[1]).toMatch(/Boris/);
       expect(waiting[2]).toMatch(/Cem/);
       expect(waiting[3]).toMatch(/Empty/);
+      expect(
+        await ana!.page.getByTestId('seats').locator('[data-testid="avatar"]').allTextContents(),
+      ).toEqual(['A', 'B', 'C']);
       await until('Boris sees the waiting room', async () => boris!.page.getByTestId('waiting').isVisible());
       await snapshot([ana!, boris!], S, '03-waiting');
       await dara!.page.goto(link);
