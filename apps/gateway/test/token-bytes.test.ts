@@ -76,6 +76,15 @@ describe('token signatures truncated or altered in their bytes', () => {
     expect(altered.filter((a) => !isInvalid(`${body}.${a}`))).toEqual([]);
   });
 
+  it('a correctly signed token whose exp equals its iat is TOKEN_INVALID (exp must be after iat; found by the mutation run)', () => {
+    const { createHmac } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+    const iat = NOW / 1000 - 10;
+    const claims = Buffer.from(JSON.stringify({ ...player, iat, exp: iat })).toString('base64url');
+    const signed = `${claims}.${createHmac('sha256', SECRET).update(claims).digest('base64url')}`;
+    // Checked before the clock: the same token read at its issue instant is refused the same way.
+    expect(verifyToken(signed, SECRET, iat * 1000 - 1)).toMatchObject({ ok: false, code: 'TOKEN_INVALID' });
+  });
+
   it("the signature of another body (another player's token) is TOKEN_INVALID on this body", () => {
     const other = signToken({ pid: '0b8e9c1d-2f3a-4b5c-8d7e-6f5a4b3c2d1e', name: 'Bruno' }, SECRET, NOW);
     expect(refused(`${body}.${other.split('.')[1]}`)).toMatchObject({ ok: false, code: 'TOKEN_INVALID' });
