@@ -24,7 +24,6 @@ export const TableIntentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('deadline'), key: z.string(), dueAt: z.number() }),
 ]);
 export type TableIntent = z.infer<typeof TableIntentSchema>;
-export type TableIntentKind = TableIntent['kind'];
 
 /** An intent's name in metrics, logs and spans: a move by its action's type (`play`, `pass`, `draw`), any other by its kind. */
 export const intentName = (intent: TableIntent): string =>

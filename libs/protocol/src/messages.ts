@@ -47,7 +47,6 @@ export type ClientMessage = {
   [K in ClientMessageType]: z.infer<(typeof ClientMessageSchemas)[K]>;
 }[ClientMessageType];
 export type ClientIntent = Exclude<ClientMessage, { type: 'hello' | 'ping' }>;
-export type ClientIntentType = ClientIntent['type'];
 
 /* ------------------------------------------------------------------ */
 /* Gateway → browser                                                    */
