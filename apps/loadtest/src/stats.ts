@@ -33,17 +33,26 @@ export function recordMs(h: RecordableHistogram, ms: number): void {
 
 /** p50/p90/p95/p99/max/mean of a µs histogram, in ms (null when empty). */
 export function summarize(h: RecordableHistogram): LatencySummary {
-  const count = h.count;
+  return summaryOf(h.count, (p) => h.percentile(p), h.max, h.mean);
+}
+
+/** The summary of `count` samples from their percentiles, max and mean in µs (null fields when empty). */
+function summaryOf(
+  count: number,
+  percentileUs: (p: number) => number,
+  maxUs: number,
+  meanUs: number,
+): LatencySummary {
   if (count === 0) return { count: 0, p50: null, p90: null, p95: null, p99: null, max: null, mean: null };
-  const at = (p: number) => round3(h.percentile(p) / 1000);
+  const ms = (us: number) => round3(us / 1000);
   return {
     count,
-    p50: at(50),
-    p90: at(90),
-    p95: at(95),
-    p99: at(99),
-    max: round3(h.max / 1000),
-    mean: round3(h.mean / 1000),
+    p50: ms(percentileUs(50)),
+    p90: ms(percentileUs(90)),
+    p95: ms(percentileUs(95)),
+    p99: ms(percentileUs(99)),
+    max: ms(maxUs),
+    mean: ms(meanUs),
   };
 }
 
@@ -53,17 +62,7 @@ export function summarize(h: RecordableHistogram): LatencySummary {
  */
 export function summarizeSparse(h: SparseHistogram): LatencySummary {
   const count = h.count;
-  if (count === 0) return { count: 0, p50: null, p90: null, p95: null, p99: null, max: null, mean: null };
-  const at = (p: number) => round3(h.percentileUs(p)! / 1000);
-  return {
-    count,
-    p50: at(50),
-    p90: at(90),
-    p95: at(95),
-    p99: at(99),
-    max: round3(h.maxUs! / 1000),
-    mean: round3(h.sumUs / count / 1000),
-  };
+  return summaryOf(count, (p) => h.percentileUs(p)!, h.maxUs ?? 0, count === 0 ? 0 : h.sumUs / count);
 }
 
 /** Log-scale buckets: BUCKETS_PER_DECADE per power of ten of microseconds, 1 µs to 10^9 µs. */
