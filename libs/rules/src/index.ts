@@ -23,7 +23,7 @@ export {
   type MatchConfigInput,
   type Deal,
 } from './match';
-export { seatView } from './view';
+export { publicView, seatView } from './view';
 export * from './timing';
 export {
   replayLine,

@@ -147,3 +147,6 @@ export interface SeatView {
   readonly history: readonly RoundSummary[];
   readonly matchResult: MatchResult | null;
 }
+
+/** Everything a spectator may know: a seat view without a seat, its hand or its actions (P10, P12). */
+export type PublicView = Omit<SeatView, 'seat' | 'hand' | 'legal'>;

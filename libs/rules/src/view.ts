@@ -1,8 +1,8 @@
 import { legalActions, matchResult, rulesOf } from './match';
-import type { LogEntry, MatchState, SeatView } from './types';
+import type { LogEntry, MatchState, PublicView, SeatView } from './types';
 
 /** A log entry as `seat` may see it: the tile another seat drew stays hidden until the reveal. */
-function publicEntry(entry: LogEntry, seat: number, revealed: boolean): LogEntry {
+function publicEntry(entry: LogEntry, seat: number | null, revealed: boolean): LogEntry {
   if (entry.type !== 'draw' || entry.drawn === undefined || entry.seat === seat || revealed) return entry;
   return { type: 'draw', seat: entry.seat, by: entry.by };
 }
@@ -12,6 +12,25 @@ function publicEntry(entry: LogEntry, seat: number, revealed: boolean): LogEntry
  * the public board and passes (P10). At a round's end every hand is revealed (P12).
  */
 export function seatView(match: MatchState, seat: number): SeatView {
+  const round = match.round;
+  return {
+    ...viewOf(match, seat),
+    seat,
+    hand: round?.hands[seat] ?? [],
+    legal: legalActions(match, seat),
+  };
+}
+
+/**
+ * Everything a spectator may know (P10, P12): what every seat knows of the others. No hand at
+ * all, every seat as a count, every drawn tile hidden, the hands only in the scored round's reveal.
+ */
+export function publicView(match: MatchState): PublicView {
+  return viewOf(match, null);
+}
+
+/** The view of `seat`, or of nobody (null), without the seat's own hand and actions. */
+function viewOf(match: MatchState, seat: number | null): PublicView {
   const rules = rulesOf(match.config.variant);
   const round = match.round;
   const result = round?.result ?? null;
@@ -19,7 +38,6 @@ export function seatView(match: MatchState, seat: number): SeatView {
   const seats = match.config.seats;
   return {
     variant: match.config.variant,
-    seat,
     seats,
     sideOfSeat: Array.from({ length: seats }, (_, s) => rules.sideOf(s)),
     target: match.config.target,
@@ -27,7 +45,6 @@ export function seatView(match: MatchState, seat: number): SeatView {
     phase: match.phase,
     scores: match.scores,
     roundNumber: round?.number ?? 0,
-    hand: round?.hands[seat] ?? [],
     handCounts: round ? round.hands.map((h) => h.length) : new Array<number>(seats).fill(0),
     stockCount: round?.stock.length ?? 0,
     board: round?.board ?? { ends: [], placements: [] },
@@ -35,7 +52,6 @@ export function seatView(match: MatchState, seat: number): SeatView {
     opener: round?.opener ?? null,
     passes: round?.passes ?? [],
     log: round ? round.log.map((e) => publicEntry(e, seat, revealed)) : [],
-    legal: legalActions(match, seat),
     roundResult: result,
     history: match.history,
     matchResult: match.phase === 'over' ? matchResult(match) : null,

@@ -13,6 +13,7 @@ import {
   handPips,
   legalActions,
   matchResult,
+  publicView,
   seatView,
   startRound,
   startRoundWithDeal,
@@ -225,6 +226,63 @@ function checkViews(m: MatchState): void {
   }
 }
 
+/** The fields a spectator's view has; a new field must be added here on purpose (it could leak). */
+const PUBLIC_VIEW_KEYS = VIEW_KEYS.filter((k) => k !== 'seat' && k !== 'hand' && k !== 'legal');
+
+/**
+ * A spectator's view (P10, P12): no hand, every seat a count, no drawn tile, nothing of a hand
+ * or the stock before the reveal; and exactly what every seat's view shows of the other seats.
+ */
+function checkPublicView(m: MatchState): void {
+  const r = m.round as RoundState;
+  const revealed = r.result !== null;
+  const v = publicView(m);
+  const keys = Object.keys(v).sort();
+  check(
+    keys.length === PUBLIC_VIEW_KEYS.length && keys.every((k, i) => k === PUBLIC_VIEW_KEYS[i]),
+    () => `public view keys: ${keys}`,
+  );
+  check(JSON.stringify(v.handCounts) === JSON.stringify(r.hands.map((h) => h.length)), () => 'hand counts');
+  check(v.stockCount === r.stock.length, () => 'stock count');
+  for (let seat = 0; seat < r.hands.length; seat++) {
+    const { seat: _seat, hand: _hand, legal: _legal, log, ...rest } = seatView(m, seat);
+    const { log: publicLog, ...publicRest } = v;
+    check(
+      JSON.stringify(publicRest) === JSON.stringify(rest),
+      () => `the public view differs from seat ${seat}'s view`,
+    );
+    check(log.length === publicLog.length, () => 'public log length');
+    log.forEach((e, i) => {
+      // What seat `seat` sees of another seat's action is what a spectator sees of it.
+      if (e.seat !== seat || revealed)
+        check(JSON.stringify(publicLog[i]) === JSON.stringify(e), () => `public log entry ${i} differs`);
+    });
+  }
+  if (revealed) {
+    check(
+      v.roundResult !== null && ids(v.roundResult.finalHands.flat()) === ids(r.hands.flat()),
+      () => 'P12 reveal',
+    );
+    return;
+  }
+  check(v.roundResult === null, () => 'a round result before the end');
+  // Everything tile-shaped the view shows: the board and the log, all of it played tiles.
+  const onBoard = new Set(v.board.placements.map((p) => tileId(p.tile)));
+  const shown: Tile[] = [...v.board.placements.map((p) => p.tile)];
+  for (const e of v.log) {
+    if (e.type === 'play') shown.push(e.tile);
+    check(
+      !(e.type === 'draw' && e.drawn !== undefined),
+      () => `a spectator sees the tile seat ${e.seat} drew`,
+    );
+  }
+  const hidden = new Set([...r.stock, ...r.hands.flat()].map(tileId));
+  for (const x of shown) {
+    check(!hidden.has(tileId(x)), () => `the public view leaks [${x}]`);
+    check(onBoard.has(tileId(x)), () => `the public view shows [${x}], not on the board`);
+  }
+}
+
 /** The rules' scoring (P11, P14, P15; D5–D7; F7), restated independently of the library's code. */
 function expectedScore(m: MatchState): { winnerSide: number | null; points: number } {
   const r = m.round as RoundState;
@@ -346,6 +404,15 @@ describe('properties over random deals and random legal plays', () => {
     fc.assert(
       fc.property(table, seedArb, ([variant, seats], seed) => {
         simulate({ variant, seats }, seed, 2, { action: (_, after) => checkViews(after) });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('P10 P12 a spectator view shows no hand, no stock, no drawn tile before the reveal, and what every seat sees of the others', () => {
+    fc.assert(
+      fc.property(table, seedArb, ([variant, seats], seed) => {
+        simulate({ variant, seats }, seed, 2, { action: (_, after) => checkPublicView(after) });
       }),
       { numRuns: 200 },
     );
