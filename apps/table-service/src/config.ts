@@ -15,6 +15,7 @@ export const readConfig = serviceConfig(
     DATABASE_POOL_SIZE: envInt(24, 1, 500),
     MAX_OPEN_TABLES_PER_HOST: envInt(DEFAULT_TABLE_LIMITS.maxOpenTablesPerHost, 1, 10_000),
     WAITING_TABLE_TTL_MS: envInt(DEFAULT_TABLE_LIMITS.waitingTableTtlMs, 1000, 7 * DAY_MS),
+    ABANDONED_TABLE_MS: envInt(DEFAULT_TABLE_LIMITS.abandonedTableMs, 1000, 7 * DAY_MS),
     ARCHIVE_AFTER_MS: envInt(7 * DAY_MS, 0, 10 * 365 * DAY_MS),
     ARCHIVE_INTERVAL_MS: envInt(600_000, 100, DAY_MS),
   },
@@ -36,10 +37,14 @@ export const readConfig = serviceConfig(
      * at about 450 actions/s). Replicas × this must stay under Postgres's max_connections.
      */
     databasePoolSize: env.DATABASE_POOL_SIZE,
-    /** MAX_OPEN_TABLES_PER_HOST (default 5) and WAITING_TABLE_TTL_MS (default 15 min). */
+    /**
+     * MAX_OPEN_TABLES_PER_HOST (default 5), WAITING_TABLE_TTL_MS (default 15 min) and ABANDONED_TABLE_MS
+     * (default 2 min: a playing table with no seat connected that long ends as abandoned; decision 0017).
+     */
     tableLimits: {
       maxOpenTablesPerHost: env.MAX_OPEN_TABLES_PER_HOST,
       waitingTableTtlMs: env.WAITING_TABLE_TTL_MS,
+      abandonedTableMs: env.ABANDONED_TABLE_MS,
     },
     /**
      * Retention: a finished or closed table idle for ARCHIVE_AFTER_MS (7 days; 0: never) moves to the

@@ -100,7 +100,11 @@ describe('table engine on real Postgres and Redis', () => {
     const TTL_MS = 60_000;
     let at = 1_800_000_000_000;
     const clock: Clock = { now: () => at };
-    const limits: TableLimits = { maxOpenTablesPerHost: 2, waitingTableTtlMs: TTL_MS };
+    const limits: TableLimits = {
+      maxOpenTablesPerHost: 2,
+      waitingTableTtlMs: TTL_MS,
+      abandonedTableMs: 120_000,
+    };
     const player = (i: number) => ({
       id: `00000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`,
       name: `Q${i}`,
@@ -214,7 +218,8 @@ describe('table engine on real Postgres and Redis', () => {
       const e = engine(clock, limits);
       const draw = { kind: 'create', config: { variant: 'draw', seats: 2, oneRound: true } } as const;
       expect(await e.handle(on('FINSH1', 10, draw))).toMatchObject({ ok: true });
-      expect(await e.handle(on('FINSH1', 11, { kind: 'join' }))).toMatchObject({ ok: true, seat: 1 });
+      // Connected: a table with no seat connected would wait for its abandonment instead (issue 12).
+      expect(await e.handle(on('FINSH1', 11, { kind: 'join' }, 'c11'))).toMatchObject({ ok: true, seat: 1 });
       // The clock plays the one round to its end.
       for (let i = 0; i < 200 && (await e.load('FINSH1'))!.status === 'playing'; i++) {
         const d = (await e.load('FINSH1'))!.deadline!;

@@ -137,7 +137,8 @@ describe('table store on a real Postgres', () => {
     await expect(openFor(host, 'LIM006', 3)).rejects.toBeInstanceOf(TooManyTablesError);
 
     // LIM002 plays its one round to the end by the clock: finished, it no longer counts.
-    let lim2 = await applyStored('LIM002', { ...joinEnvelope(uuid(7), 'lim2-join') });
+    // Connected: a table with no seat connected would wait for its abandonment instead (issue 12).
+    let lim2 = await applyStored('LIM002', { ...joinEnvelope(uuid(7), 'lim2-join'), connectionId: 'c-lim2' });
     expect(lim2.status).toBe('playing');
     for (let n = 0; lim2.status === 'playing' && n < 200; n++)
       lim2 = await applyStored('LIM002', deadlineOf(lim2, n), 1_000 * n);

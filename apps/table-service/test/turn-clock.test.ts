@@ -176,7 +176,11 @@ describe('turn clock on real Postgres and Redis (P16, P17, auto-pass)', () => {
     for (const event of views)
       expect(event.view.clock).toEqual({ kind: 'turn', seat: mover, deadline: startedAt + TURN_MS });
 
-    // The mover's own disconnect is what moves the clock.
+    // The mover's own disconnect is what moves the clock. (One other seat comes back first: with no
+    // seat connected at all the deadline would be the abandonment instead, issue 12, decision 0017.)
+    const back = (mover + 1) % 4;
+    await ok(engine.handle(drop(back, { kind: 'join' }, { connectionId: 'c-back' })));
+    expect((await table('CLOCK4')).deadline).toEqual(start.deadline);
     await ok(engine.handle(drop(mover, { kind: 'presence', connected: false })));
     const moved = await table('CLOCK4');
     expect(moved.deadline).toMatchObject({ kind: 'turn', seat: mover, at: at + DISCONNECTED_TURN_MS });

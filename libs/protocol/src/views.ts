@@ -78,8 +78,14 @@ void _seatViewInSync;
  */
 export const SeatViewSchema: z.ZodType<SeatView> = SeatViewObjectSchema;
 
-/** `closed`: a waiting table that nobody filled in time (WAITING_TABLE_TTL_MS); it takes no more intents. */
+/**
+ * `closed`: a waiting table that nobody filled in time (WAITING_TABLE_TTL_MS), or a playing table with no
+ * seat connected for ABANDONED_TABLE_MS (its match abandoned); it takes no more intents.
+ */
 export const TableStatusSchema = z.enum(['waiting', 'playing', 'finished', 'closed']);
+
+/** Why a table closed: `expired` (never filled) or `abandoned` (its match ended unfinished, no winner). */
+export const TableClosedReasonSchema = z.enum(['expired', 'abandoned']);
 
 export const SeatInfoSchema = z.object({
   seat: z.number().int(),
@@ -89,8 +95,11 @@ export const SeatInfoSchema = z.object({
 });
 
 export const ClockSchema = z.object({
-  /** `expire`: when a waiting table closes unless every seat is taken first. */
-  kind: z.enum(['turn', 'break', 'expire']),
+  /**
+   * `expire`: when a waiting table closes unless every seat is taken first. `abandon`: no seat is
+   * connected; the match ends as abandoned then unless a seat comes back first (the turns wait).
+   */
+  kind: z.enum(['turn', 'break', 'expire', 'abandon']),
   /** The seat whose turn it is, or null during the break and before the start. */
   seat: z.number().int().nullable(),
   /** When the table acts, in epoch milliseconds (server time). */
@@ -105,6 +114,8 @@ export const TableViewSchema = z.object({
   target: z.number().int(),
   oneRound: z.boolean(),
   status: TableStatusSchema,
+  /** Why the table closed; only on a closed table. */
+  closedReason: TableClosedReasonSchema.optional(),
   hostSeat: z.number().int().nullable(),
   seats: z.array(SeatInfoSchema.nullable()),
   you: z.object({ seat: z.number().int(), playerId: z.string(), autoPass: z.boolean() }),
@@ -118,3 +129,4 @@ export type TableView = z.infer<typeof TableViewSchema>;
 export type SeatInfo = z.infer<typeof SeatInfoSchema>;
 export type Clock = z.infer<typeof ClockSchema>;
 export type TableStatus = z.infer<typeof TableStatusSchema>;
+export type TableClosedReason = z.infer<typeof TableClosedReasonSchema>;

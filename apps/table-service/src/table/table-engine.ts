@@ -33,7 +33,7 @@ export interface EngineDeps {
   readonly deadlines: DeadlineScheduler;
   readonly logger: Logger;
   readonly metrics?: EngineMetrics;
-  /** MAX_OPEN_TABLES_PER_HOST and WAITING_TABLE_TTL_MS; the defaults when left out. */
+  /** MAX_OPEN_TABLES_PER_HOST, WAITING_TABLE_TTL_MS and ABANDONED_TABLE_MS; the defaults when left out. */
   readonly limits?: TableLimits;
 }
 
@@ -194,6 +194,7 @@ export class TableEngine {
       now: this.deps.clock.now(),
       rng: dealSource,
       durations: this.deps.durations,
+      abandonedTableMs: this.limits.abandonedTableMs,
     });
     if (!decision.ok) return reply({ ok: false, intentId, code: decision.code, message: decision.message });
     const cause = { intentId, sentAt: envelope.sentAt };

@@ -46,8 +46,16 @@ export type TableEvent =
       payload: { result: RoundResult; scores: readonly number[]; opener: number };
     }
   | { kind: 'match-ended'; matchNumber: number; payload: { result: MatchResult } }
-  /** A waiting table that nobody filled within WAITING_TABLE_TTL_MS; `at` is when it closed. */
-  | { kind: 'table-closed'; payload: { reason: 'expired'; at: number } };
+  /**
+   * A match that no seat was connected to for ABANDONED_TABLE_MS: it ends unfinished, no winner;
+   * `scores` are the match's scores when it stopped, `at` is when (decision 0017).
+   */
+  | { kind: 'match-abandoned'; matchNumber: number; payload: { scores: readonly number[]; at: number } }
+  /**
+   * A closed table: `expired`, a waiting table that nobody filled within WAITING_TABLE_TTL_MS;
+   * `abandoned`, after its match's `match-abandoned`. `at` is when it closed.
+   */
+  | { kind: 'table-closed'; payload: { reason: 'expired' | 'abandoned'; at: number } };
 
 export type TableEventKind = TableEvent['kind'];
 

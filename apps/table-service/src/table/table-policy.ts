@@ -35,6 +35,8 @@ export interface PolicyContext {
   readonly now: number;
   readonly rng: Rng;
   readonly durations: Durations;
+  /** ABANDONED_TABLE_MS: how long a playing table may have no seat connected; the default when left out. */
+  readonly abandonedTableMs?: number;
 }
 
 /** The table-service's own limits on tables (abuse limits, not rules of the game). */
@@ -43,9 +45,18 @@ export interface TableLimits {
   readonly maxOpenTablesPerHost: number;
   /** How long a table may wait for its seats to fill before it is closed: WAITING_TABLE_TTL_MS. */
   readonly waitingTableTtlMs: number;
+  /**
+   * How long a playing table may have no seat connected before its match ends as abandoned and the
+   * table closes: ABANDONED_TABLE_MS.
+   */
+  readonly abandonedTableMs: number;
 }
 
-export const DEFAULT_TABLE_LIMITS: TableLimits = { maxOpenTablesPerHost: 5, waitingTableTtlMs: 15 * 60_000 };
+export const DEFAULT_TABLE_LIMITS: TableLimits = {
+  maxOpenTablesPerHost: 5,
+  waitingTableTtlMs: 15 * 60_000,
+  abandonedTableMs: 2 * 60_000,
+};
 
 /** The connection ids a seat keeps when `connectionId` is added: the newest CONNECTIONS_KEPT_PER_SEAT. */
 export const withConnection = (connections: readonly string[], connectionId: string): string[] =>
@@ -185,6 +196,47 @@ class Change {
       payload: { config: created.value.config, players: this.table.seats.map((s) => s?.playerId ?? '') },
     });
     this.dealNextRound();
+  }
+
+  /**
+   * Table policy, not a rule of the game (decision 0017): while a playing table has no seat
+   * connected its one deadline is the abandonment (`kind: abandon`), and it does not play itself;
+   * when a seat is connected again the clock the match needs starts afresh (P16/P17 for a turn, a
+   * new P18 break between rounds). Run after every change.
+   */
+  watchAbandonment(before: Deadline | null): void {
+    const deadline = this.table.deadline;
+    if (this.table.status !== 'playing') return;
+    const anyoneConnected = this.table.seats.some(isConnected);
+    if (!anyoneConnected) {
+      // Already running: it keeps its time (nothing else may replace it meanwhile).
+      if (before?.kind === 'abandon') {
+        if (deadline !== before) this.set({ deadline: before });
+        return;
+      }
+      if (deadline?.kind === 'abandon') return;
+      const after = this.ctx.abandonedTableMs ?? DEFAULT_TABLE_LIMITS.abandonedTableMs;
+      this.setDeadline('abandon', this.ctx.now + after, null);
+      return;
+    }
+    if (deadline?.kind !== 'abandon') return;
+    const match = this.match;
+    if (match.phase === 'playing') this.startTurnClock();
+    else if (match.phase === 'between-rounds')
+      this.setDeadline('break', breakDeadline(this.ctx.now, this.ctx.durations), null);
+    else this.set({ deadline: null });
+  }
+
+  /** At the abandonment deadline: the match ends unfinished, with no winner, and the table closes. */
+  abandon(): void {
+    const match = this.match;
+    this.emit({
+      kind: 'match-abandoned',
+      matchNumber: this.table.matchNumber,
+      payload: { scores: match.scores, at: this.ctx.now },
+    });
+    this.set({ status: 'closed', closedReason: 'abandoned', deadline: null });
+    this.emit({ kind: 'table-closed', payload: { reason: 'abandoned', at: this.ctx.now } });
   }
 }
 
@@ -342,8 +394,14 @@ function onDeadline(change: Change, key: string): Decision | null {
   if (deadline.kind === 'expire') {
     // Nobody filled the seats in time: the table closes; its seated players' views say so.
     if (change.table.status !== 'waiting') return null;
-    change.set({ status: 'closed', deadline: null });
+    change.set({ status: 'closed', closedReason: 'expired', deadline: null });
     change.emit({ kind: 'table-closed', payload: { reason: 'expired', at: change.ctx.now } });
+    return null;
+  }
+  if (deadline.kind === 'abandon') {
+    // Nobody came back in time (decision 0017); a seat that did would have replaced this deadline.
+    if (change.table.status !== 'playing' || change.table.seats.some(isConnected)) return null;
+    change.abandon();
     return null;
   }
   const action = deadlineAction(change.match);
@@ -359,6 +417,7 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
   const intent = envelope.intent;
   const change = new Change(table, ctx);
   const finish = (seat: number | null): Decision => {
+    if (change.events.length > 0) change.watchAbandonment(table.deadline);
     const recentIntents = [...table.recentIntents, envelope.intentId].slice(-RECENT_INTENTS_KEPT);
     return {
       ok: true,
@@ -379,7 +438,12 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
     // A closed table changes no more; its seated players may still read it.
     const seated = seatOfPlayer(table, player.id);
     if (intent.kind === 'sync' && seated >= 0) return finish(seated);
-    return refuse('TABLE_CLOSED', 'This table was closed: nobody took the free seats in time.');
+    return refuse(
+      'TABLE_CLOSED',
+      table.closedReason === 'abandoned'
+        ? 'This table was closed: no seat was connected for too long, and its match was abandoned.'
+        : 'This table was closed: nobody took the free seats in time.',
+    );
   }
 
   if (intent.kind === 'join') {

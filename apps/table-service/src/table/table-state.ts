@@ -1,5 +1,5 @@
 import type { MatchState, Variant } from '@dominoes/rules';
-import type { TableStatus } from '@dominoes/protocol';
+import type { TableClosedReason, TableStatus } from '@dominoes/protocol';
 
 export interface SeatState {
   readonly playerId: string;
@@ -12,8 +12,12 @@ export interface SeatState {
 }
 
 export interface Deadline {
-  /** `expire`: a waiting table closes when it comes (WAITING_TABLE_TTL_MS), unless its seats fill first. */
-  readonly kind: 'turn' | 'break' | 'expire';
+  /**
+   * `expire`: a waiting table closes when it comes (WAITING_TABLE_TTL_MS), unless its seats fill first.
+   * `abandon`: a playing table with no seat connected; its match ends as abandoned when it comes
+   * (ABANDONED_TABLE_MS), unless a seat comes back first (decision 0017).
+   */
+  readonly kind: 'turn' | 'break' | 'expire' | 'abandon';
   /** Epoch milliseconds. */
   readonly at: number;
   /** Names this deadline: a firing whose key is not the current one is out of date and ignored. */
@@ -30,6 +34,8 @@ export interface TableState {
   readonly oneRound: boolean;
   readonly hostPlayerId: string | null;
   readonly status: TableStatus;
+  /** Why a closed table closed; absent before it closes (and on tables closed before issue 12: expired). */
+  readonly closedReason?: TableClosedReason;
   readonly seats: readonly (SeatState | null)[];
   readonly arrivals: number;
   readonly matchNumber: number;

@@ -48,6 +48,7 @@ function sideRows(table: TableState, events: readonly TableEvent[]) {
       scores: null,
       winner_side: null,
       finished: false,
+      abandoned: false,
     };
     matches.set(n, row);
     return row;
@@ -64,6 +65,9 @@ function sideRows(table: TableState, events: readonly TableEvent[]) {
         finished: true,
       });
     }
+    // Abandoned (decision 0017): the scores it stopped at, no winner, finished_at left null.
+    if (e.kind === 'match-abandoned')
+      Object.assign(matchRow(e.matchNumber), { scores: e.payload.scores, abandoned: true });
     if (e.kind === 'round-dealt' || e.kind === 'round-ended') {
       const key = `${e.matchNumber}.${e.roundNumber}`;
       const row: RoundRow = rounds.get(key) ?? {

@@ -14,6 +14,7 @@ export function tableView(table: TableState, seat: number): TableView {
     target: table.target,
     oneRound: table.oneRound,
     status: table.status,
+    ...(table.status === 'closed' ? { closedReason: table.closedReason ?? 'expired' } : {}),
     hostSeat: hostSeat >= 0 ? hostSeat : null,
     seats: table.seats.map((s, i) =>
       s === null ? null : { seat: i, name: s.name, connected: isConnected(s), side: rules.sideOf(i) },

@@ -56,6 +56,8 @@ export interface MatchRow {
   scores: unknown;
   winner_side: Match['winnerSide'];
   finished: boolean;
+  /** The match ended unfinished: no seat connected for ABANDONED_TABLE_MS (sets abandoned_at). */
+  abandoned: boolean;
 }
 
 /** A round's row; `deal` when it was dealt, `result` and `finished` once it ended. */
@@ -118,12 +120,12 @@ WITH t AS (
   SELECT t.id, x.seat, x.player_id, x.name FROM t, jsonb_to_recordset($10::jsonb) AS x(seat int, player_id uuid, name text)
   ON CONFLICT (table_id, seat) DO UPDATE SET player_id = EXCLUDED.player_id, name = EXCLUDED.name, joined_at = now()
 ), m AS (
-  INSERT INTO matches (table_id, number, variant, target, one_round, seats, scores, winner_side, finished_at)
-  SELECT t.id, x.number, x.variant, x.target, x.one_round, x.seats, x.scores, x.winner_side, CASE WHEN x.finished THEN now() END
-    FROM t, jsonb_to_recordset($11::jsonb) AS x(number int, variant text, target int, one_round boolean, seats jsonb, scores jsonb, winner_side int, finished boolean)
+  INSERT INTO matches (table_id, number, variant, target, one_round, seats, scores, winner_side, finished_at, abandoned_at)
+  SELECT t.id, x.number, x.variant, x.target, x.one_round, x.seats, x.scores, x.winner_side, CASE WHEN x.finished THEN now() END, CASE WHEN x.abandoned THEN now() END
+    FROM t, jsonb_to_recordset($11::jsonb) AS x(number int, variant text, target int, one_round boolean, seats jsonb, scores jsonb, winner_side int, finished boolean, abandoned boolean)
   ON CONFLICT (table_id, number) DO UPDATE
      SET scores = COALESCE(EXCLUDED.scores, matches.scores), winner_side = COALESCE(EXCLUDED.winner_side, matches.winner_side),
-         finished_at = COALESCE(EXCLUDED.finished_at, matches.finished_at)
+         finished_at = COALESCE(EXCLUDED.finished_at, matches.finished_at), abandoned_at = COALESCE(EXCLUDED.abandoned_at, matches.abandoned_at)
 ), r AS (
   INSERT INTO rounds (table_id, match_number, number, opener, deal, result, finished_at)
   SELECT t.id, x.match_number, x.number, x.opener, COALESCE(x.deal, 'null'::jsonb), x.result, CASE WHEN x.finished THEN now() END
