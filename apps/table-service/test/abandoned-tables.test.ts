@@ -1,6 +1,7 @@
 import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
-import type { IntentEnvelope, TableIntent } from '@dominoes/protocol';
-import { decide, openTable, type Decision, type PolicyContext } from '../src/table/table-policy';
+import type { IntentEnvelope } from '@dominoes/protocol';
+import { decide, openTable, type PolicyContext } from '../src/table/table-policy';
+import { accepted, policyEnvelopes } from './support/policy-intents';
 import type { TableState } from '../src/table/table-state';
 import { tableView } from '../src/table/table-views';
 
@@ -12,24 +13,8 @@ const ctx = (now: number): PolicyContext => ({
   durations: RULE_DURATIONS,
   abandonedTableMs: ABANDON_MS,
 });
-let counter = 0;
-const envelope = (
-  player: string | null,
-  intent: TableIntent,
-  connectionId: string | null = null,
-): IntentEnvelope => ({
-  intentId: `a${++counter}`,
-  tableId: 'ABANDN',
-  player: player ? { id: player, name: player } : null,
-  connectionId,
-  replyTo: null,
-  sentAt: 0,
-  intent,
-});
-const ok = (d: Decision): Extract<Decision, { ok: true }> => {
-  if (!d.ok) throw new Error(`${d.code}: ${d.message}`);
-  return d;
-};
+const envelope = policyEnvelopes('ABANDN', 'a');
+const ok = accepted;
 const apply = (table: TableState, e: IntentEnvelope, now: number) => {
   const d = ok(decide(table, e, ctx(now)));
   return { decision: d, table: { ...d.table, version: table.version + d.events.length } };

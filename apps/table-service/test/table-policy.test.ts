@@ -1,6 +1,7 @@
 import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
-import type { IntentEnvelope, TableIntent } from '@dominoes/protocol';
-import { decide, openTable, type Decision, type PolicyContext } from '../src/table/table-policy';
+import type { IntentEnvelope } from '@dominoes/protocol';
+import { decide, openTable, type PolicyContext } from '../src/table/table-policy';
+import { accepted, policyEnvelopes } from './support/policy-intents';
 import { CONNECTIONS_KEPT_PER_SEAT } from '../src/table/table-state';
 import type { TableState } from '../src/table/table-state';
 
@@ -12,24 +13,8 @@ const ctx = (now = 1_000_000, seed = 1): PolicyContext => ({
 /** Tables open at 1_000_000 and wait 15 minutes for their seats (WAITING_TABLE_TTL_MS). */
 const TTL_MS = 900_000;
 const opening = { now: 1_000_000, waitingTableTtlMs: TTL_MS };
-let counter = 0;
-const envelope = (
-  player: string | null,
-  intent: TableIntent,
-  connectionId: string | null = null,
-): IntentEnvelope => ({
-  intentId: `i${++counter}`,
-  tableId: 'ABCDEF',
-  player: player ? { id: player, name: player } : null,
-  connectionId,
-  replyTo: null,
-  sentAt: 0,
-  intent,
-});
-const ok = (d: Decision): Extract<Decision, { ok: true }> => {
-  if (!d.ok) throw new Error(`${d.code}: ${d.message}`);
-  return d;
-};
+const envelope = policyEnvelopes('ABCDEF', 'i');
+const ok = accepted;
 /** Applies a decision the way the engine stores it: version grows by the events written. */
 const step = (table: TableState, e: IntentEnvelope, c = ctx()): TableState => {
   const d = ok(decide(table, e, c));
