@@ -28,6 +28,11 @@ export * from './timing';
 export {
   replayLine,
   replayCase,
+  matchCaseOfLog,
+  replayTimeline,
+  type ReplayTimeline,
+  type StoredLogRow,
+  type StoredMatchCase,
   type ReplayOutput,
   type ReplayError,
   type ReplayErrorCode,

@@ -22,6 +22,13 @@ export type {
   UnfinishedRound,
 } from './output';
 export type { ReplayError, ReplayErrorCode } from './step';
+export {
+  matchCaseOfLog,
+  replayTimeline,
+  type ReplayTimeline,
+  type StoredLogRow,
+  type StoredMatchCase,
+} from './stored-log';
 
 export type ReplayOutput = RoundOutput | MatchOutput | ReplayError;
 

@@ -25,6 +25,11 @@ const sameAction = (a: Action, b: Action): boolean =>
   a.seat === b.seat &&
   (a.type !== 'play' || (b.type === 'play' && sameTile(a.tile, b.tile) && a.end === b.end));
 
+/** Sees every match state a replay passes through: after each deal, and after each move. */
+export type ReplayVisitor = (match: MatchState) => void;
+
+const IGNORE: ReplayVisitor = () => undefined;
+
 /** Applies one case step to a match whose round is in play, or says why not. */
 function applyStep(match: MatchState, step: CaseStep, where: Where & { action: number }): Step<MatchState> {
   const round = match.round as RoundState;
@@ -89,6 +94,7 @@ function playRound(
   input: CaseRound,
   where: Where,
   opener: 'override' | 'must-match',
+  visit: ReplayVisitor,
 ): Step<MatchState> {
   const deal: Deal =
     opener === 'override' && input.opener !== undefined
@@ -97,6 +103,7 @@ function playRound(
   const started = startRoundWithDeal(start, deal);
   if (!started.ok) return bad(started.error.code, started.error.message, where);
   let match = started.value;
+  visit(match);
   const opened = (match.round as RoundState).opener;
   if (opener === 'must-match' && input.opener !== undefined && input.opener !== opened) {
     return bad(
@@ -112,21 +119,23 @@ function playRound(
     const applied = applyStep(match, step.value, at);
     if (!applied.ok) return applied;
     match = applied.value;
+    visit(match);
   }
-  match = closeLockedBoard(match);
+  match = closeLockedBoard(match, visit);
   if (input.complete) {
     while (match.phase === 'playing' && (match.round as RoundState).result === null) {
       const action = deadlineAction(match) as Action;
       const applied = applyAction(match, action, 'deadline');
       if (!applied.ok) return bad('INTERNAL_ERROR', applied.error.message, where);
-      match = closeLockedBoard(applied.value);
+      visit(applied.value);
+      match = closeLockedBoard(applied.value, visit);
     }
   }
   return good(match);
 }
 
 /** The passes the table makes at once when nobody can ever play again (P13, D6, F6). */
-function closeLockedBoard(start: MatchState): MatchState {
+function closeLockedBoard(start: MatchState, visit: ReplayVisitor): MatchState {
   let match = start;
   for (
     let action = automaticAction(match, () => false);
@@ -136,15 +145,16 @@ function closeLockedBoard(start: MatchState): MatchState {
     const applied = applyAction(match, action, 'auto');
     if (!applied.ok) break;
     match = applied.value;
+    visit(match);
   }
   return match;
 }
 
-/** Plays a case to its end (or to where its actions stop): the match it leaves. */
-export function playCase(input: Case): Step<MatchState> {
+/** Plays a case to its end (or to where its actions stop): the match it leaves; `visit` sees each state. */
+export function playCase(input: Case, visit: ReplayVisitor = IGNORE): Step<MatchState> {
   const created = createMatch(input.config);
   if (!created.ok) return bad(created.error.code, created.error.message);
-  if (input.kind === 'round') return playRound(created.value, input.round, {}, 'override');
+  if (input.kind === 'round') return playRound(created.value, input.round, {}, 'override', visit);
   let match = created.value;
   const { rounds } = input;
   for (let r = 0; r < rounds.length; r++) {
@@ -154,7 +164,7 @@ export function playCase(input: Case): Step<MatchState> {
     }
     const round = readRound(match.config.variant, rounds[r], where);
     if (!round.ok) return round;
-    const played = playRound(match, round.value, where, 'must-match');
+    const played = playRound(match, round.value, where, 'must-match', visit);
     if (!played.ok) return played;
     match = played.value;
     if (match.phase === 'playing' && r < rounds.length - 1) {
