@@ -28,6 +28,8 @@ export const PROTOCOL_ERROR_CODES = [
   'ALREADY_SEATED',
   'NOT_HOST',
   'MATCH_NOT_OVER',
+  /** A replay (GET /api/replays/:matchId) of a match that is not stored. */
+  'MATCH_NOT_FOUND',
   'NOT_ALLOWED_NOW',
   'UNAVAILABLE',
   /** The intent reached the table-service after its expiry (`expiresAt`): it was not applied. */
