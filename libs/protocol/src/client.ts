@@ -2,6 +2,12 @@ import type { Action } from '@dominoes/rules';
 import { messageOfAction } from './actions';
 import type { ErrorCode } from './errors';
 import {
+  MatchListResponseSchema,
+  MatchReplayResponseSchema,
+  type MatchListResponse,
+  type MatchReplayResponse,
+} from './history';
+import {
   CreateTableResponseSchema,
   IdentityResponseSchema,
   ServerMessageSchema,
@@ -272,10 +278,26 @@ export async function createTable(
   return CreateTableResponseSchema.parse(await postJson(`${baseUrl}/api/tables`, request, token));
 }
 
-export async function getTable(baseUrl: string, tableId: string): Promise<TableSummary> {
-  const response = await fetch(`${baseUrl}/api/tables/${encodeURIComponent(tableId)}`);
+async function getJson(url: string, token?: string): Promise<unknown> {
+  const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   const json = (await response.json()) as { error?: { code: ErrorCode; message: string } };
   if (!response.ok)
     throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
-  return TableSummarySchema.parse(json);
+  return json;
+}
+
+export async function getTable(baseUrl: string, tableId: string): Promise<TableSummary> {
+  return TableSummarySchema.parse(await getJson(`${baseUrl}/api/tables/${encodeURIComponent(tableId)}`));
+}
+
+/** Page `page` (from 0) of the token's player's matches, newest first. */
+export async function getMyMatches(baseUrl: string, token: string, page = 0): Promise<MatchListResponse> {
+  return MatchListResponseSchema.parse(await getJson(`${baseUrl}/api/matches?page=${page}`, token));
+}
+
+/** The replay of a finished or abandoned match (anyone with its id may see it). */
+export async function getReplay(baseUrl: string, matchId: string): Promise<MatchReplayResponse> {
+  return MatchReplayResponseSchema.parse(
+    await getJson(`${baseUrl}/api/replays/${encodeURIComponent(matchId)}`),
+  );
 }
