@@ -6,20 +6,24 @@ import {
   describeIssues,
   IdentityRequestSchema,
   intentIds,
+  QuickPlayRequestSchema,
   TABLE_CODE_ALPHABET,
   TABLE_CODE_LENGTH,
   type CreateTableRequest,
   type CreateTableResponse,
   type IdentityResponse,
+  type QuickPlayResponse,
   type TableSummary,
 } from '@dominoes/protocol';
 import { createMatch, HOST_TARGETS_TEXT, RULE_SETS, VARIANTS } from '@dominoes/rules';
 import type { Clock, Logger } from '@dominoes/platform';
-import { signToken, verifyToken } from '../auth/tokens';
+import { playerOfBearer } from '../auth/bearer';
+import { signToken } from '../auth/tokens';
 import type { GatewayConfig } from '../config';
 import { CLOCK, GATEWAY_CONFIG, LOGGER } from '../di';
 import { IntentService } from '../intents/intent.service';
 import { TableReader } from '../tables/table-reader';
+import { QuickPlay } from '../lobby/quick-play';
 import { ApiError } from './errors';
 import { HttpLimits } from './http-limits';
 
@@ -86,6 +90,7 @@ export class ApiController {
     @Inject(IntentService) private readonly intents: IntentService,
     @Inject(TableReader) private readonly tables: TableReader,
     @Inject(HttpLimits) private readonly limits: HttpLimits,
+    @Inject(QuickPlay) private readonly quickPlay: QuickPlay,
   ) {}
 
   /** Limited per client address (RATE_LIMIT_IDENTITIES); a refused body does not count. */
@@ -123,7 +128,36 @@ export class ApiController {
     });
     if (!check.ok) throw new ApiError(400, check.error.code, check.error.message);
     await this.limits.take('table', this.limits.addressOf(req));
+    return this.open(player, config);
+  }
 
+  /**
+   * Quick play (issue 12): a seat at the oldest waiting public table of the configuration, or a new
+   * public table, opened as POST /api/tables opens one (its rate limit and host limit apply).
+   */
+  @Post('quick-play')
+  @HttpCode(200)
+  async quick(
+    @Req() req: IncomingMessage,
+    @Headers('authorization') authorization: string | undefined,
+    @Body() body: unknown,
+  ): Promise<QuickPlayResponse> {
+    const player = this.authenticate(authorization);
+    const parsed = QuickPlayRequestSchema.safeParse(body ?? {});
+    if (!parsed.success) throw createTableError(parsed.error.issues, body);
+    const seated = await this.quickPlay.play(player, parsed.data, async (config) => {
+      await this.limits.take('table', this.limits.addressOf(req));
+      return this.open(player, config);
+    });
+    this.logger.info({ player: player.id, tableId: seated.tableId, created: seated.created }, 'quick play');
+    return { ...seated, link: `${this.config.publicUrl}/t/${seated.tableId}` };
+  }
+
+  /** Opens a table for `player` with `config`, drawing codes until one is free. */
+  private async open(
+    player: { id: string; name: string },
+    config: CreateTableRequest,
+  ): Promise<CreateTableResponse> {
     for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
       const code = newTableCode();
       const outcome = await this.intents.request({
@@ -171,11 +205,6 @@ export class ApiController {
   }
 
   private authenticate(authorization: string | undefined): { id: string; name: string } {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-    if (!match)
-      throw new ApiError(401, 'UNAUTHENTICATED', 'Send your token as "Authorization: Bearer <token>".');
-    const check = verifyToken(match[1], this.config.tokenSecret, this.clock.now());
-    if (!check.ok) throw new ApiError(401, check.code, check.message);
-    return { id: check.claims.pid, name: check.claims.name };
+    return playerOfBearer(authorization, this.config.tokenSecret, this.clock.now());
   }
 }

@@ -9,7 +9,7 @@ const NOT_BUILT = `<!doctype html>
 <body><h1>Dominoes</h1><p>The gateway is running, but the web client is not built yet (apps/web/dist is missing).</p>
 <p>The API is at <code>/api</code>, the WebSocket at <code>/ws</code>.</p></body></html>`;
 
-/** The web client: static files come from the static middleware; `/` and `/t/:code` fall back to its index.html. */
+/** The web client: static files come from the static middleware; `/`, `/t/:code`, `/matches` and `/replay/:matchId` fall back to its index.html. */
 @Controller()
 export class WebController {
   private readonly index: string | null;
@@ -26,6 +26,17 @@ export class WebController {
 
   @Get('t/:code')
   table(@Res() res: ServerResponse & { sendFile(path: string, options?: object): void }): void {
+    this.page(res);
+  }
+
+  /** "Your matches" and a match's replay (issue 12): pages of the same client. */
+  @Get('matches')
+  matches(@Res() res: ServerResponse & { sendFile(path: string, options?: object): void }): void {
+    this.page(res);
+  }
+
+  @Get('replay/:matchId')
+  replay(@Res() res: ServerResponse & { sendFile(path: string, options?: object): void }): void {
     this.page(res);
   }
 

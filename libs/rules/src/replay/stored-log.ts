@@ -24,13 +24,15 @@ export interface StoredMatchCase {
   readonly target: number;
   readonly oneRound: boolean;
   readonly rounds: {
-    hands: Tile[][];
-    stock: Tile[];
+    hands: [number, number][][];
+    stock: [number, number][];
     opener: number;
     actions: ReturnType<typeof caseAction>[];
     complete: boolean;
   }[];
 }
+
+const pair = (tile: Tile): [number, number] => [tile[0], tile[1]];
 
 const field = (payload: unknown, name: string): unknown =>
   typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined;
@@ -48,7 +50,8 @@ export function matchCaseOfLog(rows: readonly StoredLogRow[]): StoredMatchCase |
   for (const row of rows) {
     if (row.kind === 'round-dealt') {
       const p = row.payload as { hands: Tile[][]; stock: Tile[]; opener: number };
-      rounds.push({ hands: p.hands, stock: p.stock, opener: p.opener, actions: [], complete: false });
+      const hands = p.hands.map((hand) => hand.map(pair));
+      rounds.push({ hands, stock: p.stock.map(pair), opener: p.opener, actions: [], complete: false });
     }
     const round = rounds.at(-1);
     if (!round) continue;
