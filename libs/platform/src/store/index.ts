@@ -1,2 +1,3 @@
 export * from './sql-errors';
 export * from './table-queries';
+export * from './match-history-queries';
