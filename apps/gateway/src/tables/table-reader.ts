@@ -1,5 +1,15 @@
-import { createPrisma, TableQueries, type PrismaClient } from '@dominoes/platform';
-import { TableCodeSchema, TableStatusSchema, VariantSchema, type TableSummary } from '@dominoes/protocol';
+import {
+  createPrisma,
+  MatchHistoryQueries,
+  TableQueries,
+  type PrismaClient,
+} from "@dominoes/platform";
+import {
+  TableCodeSchema,
+  TableStatusSchema,
+  VariantSchema,
+  type TableSummary,
+} from "@dominoes/protocol";
 
 /**
  * The gateway keeps no game state: a table's public summary is read from Postgres, through
@@ -9,6 +19,8 @@ import { TableCodeSchema, TableStatusSchema, VariantSchema, type TableSummary } 
 export class TableReader {
   private readonly prisma: PrismaClient;
   private readonly queries: TableQueries;
+  /** The match list's and replays' queries, on the same read-only pool. */
+  readonly history: MatchHistoryQueries;
 
   constructor(databaseUrl: string) {
     this.prisma = createPrisma(databaseUrl, 4, {
@@ -18,6 +30,7 @@ export class TableReader {
       idleTimeoutMs: 30_000,
     });
     this.queries = new TableQueries(this.prisma);
+    this.history = new MatchHistoryQueries(this.prisma);
   }
 
   /** The summary of table `code`, or null when there is none (a malformed code included). */
@@ -25,9 +38,12 @@ export class TableReader {
     if (!TableCodeSchema.safeParse(code).success) return null;
     const row = await this.queries.summary(code);
     if (!row) return null;
-    const players: (string | null)[] = new Array<string | null>(row.seatCount).fill(null);
+    const players: (string | null)[] = new Array<string | null>(
+      row.seatCount,
+    ).fill(null);
     for (const seat of row.seats)
-      if (seat.seat >= 0 && seat.seat < players.length) players[seat.seat] = seat.name;
+      if (seat.seat >= 0 && seat.seat < players.length)
+        players[seat.seat] = seat.name;
     const status = TableStatusSchema.safeParse(row.status);
     return {
       tableId: row.id,
@@ -35,7 +51,7 @@ export class TableReader {
       seatCount: row.seatCount,
       target: row.target,
       oneRound: row.oneRound,
-      status: status.success ? status.data : 'waiting',
+      status: status.success ? status.data : "waiting",
       players,
     };
   }
