@@ -1,26 +1,28 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from "@nestjs/common";
 import {
   createRedis,
   factory,
   serviceModule,
   ShardedStreamsClient,
   type ModuleDeps,
-} from '@dominoes/platform';
-import { redisNames } from '@dominoes/protocol';
-import type { GatewayConfig } from './config';
-import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
-import { RateLimiter } from './edge/rate-limiter';
-import { ApiController } from './http/api.controller';
-import { WebController } from './http/health.controller';
-import { HttpLimits } from './http/http-limits';
-import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
-import { GatewayMetrics } from './metrics';
-import { TableReader } from './tables/table-reader';
-import { GatewayHeartbeat } from './ws/gateway-heartbeat';
-import { SeatRouter } from './ws/seat-router';
-import { PlayerSockets } from './ws/player-sockets';
-import { SocketHub } from './ws/socket-hub';
-import { SocketsGateway } from './ws/sockets.gateway';
+} from "@dominoes/platform";
+import { redisNames } from "@dominoes/protocol";
+import type { GatewayConfig } from "./config";
+import { CLOCK, GATEWAY_CONFIG, LOGGER } from "./di";
+import { RateLimiter } from "./edge/rate-limiter";
+import { ApiController } from "./http/api.controller";
+import { WebController } from "./http/health.controller";
+import { HistoryController } from "./http/history.controller";
+import { HttpLimits } from "./http/http-limits";
+import { INTENTS_CLIENT, IntentService } from "./intents/intent.service";
+import { GatewayMetrics } from "./metrics";
+import { MatchHistory } from "./tables/match-history";
+import { TableReader } from "./tables/table-reader";
+import { GatewayHeartbeat } from "./ws/gateway-heartbeat";
+import { SeatRouter } from "./ws/seat-router";
+import { PlayerSockets } from "./ws/player-sockets";
+import { SocketHub } from "./ws/socket-hub";
+import { SocketsGateway } from "./ws/sockets.gateway";
 
 export type GatewayDeps = ModuleDeps<GatewayConfig, GatewayMetrics>;
 
@@ -30,7 +32,7 @@ export class GatewayModule {
     const { config } = deps;
     const names = redisNames(config.redisPrefix);
     return serviceModule(GatewayModule, {
-      controllers: [ApiController, WebController],
+      controllers: [ApiController, HistoryController, WebController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: CLOCK, useValue: deps.clock },
@@ -51,7 +53,15 @@ export class GatewayModule {
             }),
         },
         IntentService,
-        { provide: TableReader, useFactory: () => new TableReader(config.databaseUrl) },
+        {
+          provide: TableReader,
+          useFactory: () => new TableReader(config.databaseUrl),
+        },
+        {
+          provide: MatchHistory,
+          inject: [TableReader],
+          useFactory: (reader: TableReader) => new MatchHistory(reader.history),
+        },
         {
           // The HTTP API's per-address limits, counted in Redis so that every replica shares them.
           // No offline queue and one try: a Redis that is down answers at once, and the request goes
@@ -60,10 +70,14 @@ export class GatewayModule {
           useFactory: () =>
             new HttpLimits(
               new RateLimiter({
-                redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:limits`, {
-                  maxRetriesPerRequest: 1,
-                  enableOfflineQueue: false,
-                }),
+                redis: createRedis(
+                  config.redisUrl,
+                  `gateway:${config.gatewayId}:limits`,
+                  {
+                    maxRetriesPerRequest: 1,
+                    enableOfflineQueue: false,
+                  },
+                ),
                 prefix: config.redisPrefix,
                 limits: config.httpLimits,
                 logger: deps.logger,
@@ -89,7 +103,10 @@ export class GatewayModule {
           useFactory: async (intents: IntentService, router: SeatRouter) => {
             // WS_MAX_SOCKETS_PER_PLAYER counts the player's sockets on every gateway, in Redis.
             const everywhere = new PlayerSockets(
-              createRedis(config.redisUrl, `gateway:${config.gatewayId}:sockets`),
+              createRedis(
+                config.redisUrl,
+                `gateway:${config.gatewayId}:sockets`,
+              ),
               router,
               names,
               config.gatewayId,
@@ -105,7 +122,9 @@ export class GatewayModule {
               deps.logger,
               everywhere,
             );
-            await everywhere.start((connectionId) => hub.evictSocket(connectionId));
+            await everywhere.start((connectionId) =>
+              hub.evictSocket(connectionId),
+            );
             return hub;
           },
         },
@@ -116,9 +135,13 @@ export class GatewayModule {
           inject: [SocketHub],
           useFactory: (hub: SocketHub) =>
             new GatewayHeartbeat({
-              redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:heartbeat`, {
-                maxRetriesPerRequest: 1,
-              }),
+              redis: createRedis(
+                config.redisUrl,
+                `gateway:${config.gatewayId}:heartbeat`,
+                {
+                  maxRetriesPerRequest: 1,
+                },
+              ),
               key: names.gatewayAlive(config.gatewayId),
               epoch: hub.epoch,
               intervalMs: config.heartbeatMs,
@@ -128,12 +151,22 @@ export class GatewayModule {
         },
       ],
       // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
-      readiness: factory([IntentService, TableReader], (intents: IntentService, tables: TableReader) => [
-        { name: 'redis', probe: () => intents.ping() },
-        { name: 'postgres', probe: () => tables.ping() },
-      ]),
+      readiness: factory(
+        [IntentService, TableReader],
+        (intents: IntentService, tables: TableReader) => [
+          { name: "redis", probe: () => intents.ping() },
+          { name: "postgres", probe: () => tables.ping() },
+        ],
+      ),
       lifecycle: factory(
-        [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat],
+        [
+          IntentService,
+          SeatRouter,
+          TableReader,
+          HttpLimits,
+          SocketHub,
+          GatewayHeartbeat,
+        ],
         (
           intents: IntentService,
           router: SeatRouter,
@@ -149,8 +182,14 @@ export class GatewayModule {
           // left for a sweep to do, and the heartbeat key is deleted. Then HTTP closes, then the stores.
           stop: [() => hub.drain(), () => heartbeat.stop()],
           close: [
-            () => Promise.all([intents.close(), router.close(), tables.close(), limits.close()]),
-            () => deps.logger.debug('gateway connections closed'),
+            () =>
+              Promise.all([
+                intents.close(),
+                router.close(),
+                tables.close(),
+                limits.close(),
+              ]),
+            () => deps.logger.debug("gateway connections closed"),
           ],
         }),
       ),
