@@ -31,7 +31,8 @@ const RoundResultSchema = z.object({
   finalHands: z.array(z.array(TileSchema)),
 });
 
-const SeatViewObjectSchema = z.object({
+/** Exported for the spectator's view (spectators.ts), which is this less the seat's own fields. */
+export const SeatViewObjectSchema = z.object({
   variant: VariantSchema,
   seat: z.number().int(),
   seats: z.number().int(),
@@ -123,6 +124,8 @@ export const TableViewSchema = z.object({
   clock: ClockSchema.nullable(),
   /** Your seat's view of the match in play or just over (the rules' `SeatView`); null before the first match. */
   game: SeatViewSchema.nullable(),
+  /** How many players watch the table (spectators, decision 0018); left out by older table-services. */
+  watchers: z.number().int().optional(),
 });
 
 export type TableView = z.infer<typeof TableViewSchema>;
