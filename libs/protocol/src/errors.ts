@@ -25,6 +25,10 @@ export const PROTOCOL_ERROR_CODES = [
   /** The host already has MAX_OPEN_TABLES_PER_HOST tables that are not finished or closed. */
   'TOO_MANY_TABLES',
   'NOT_SEATED',
+  /** An action (a move, a join's seat intents, ...) from a socket that watches a table: spectators cannot act. */
+  'SPECTATORS_CANNOT_ACT',
+  /** The table has MAX_WATCHERS_PER_TABLE watchers already. */
+  'TOO_MANY_WATCHERS',
   'ALREADY_SEATED',
   'NOT_HOST',
   'MATCH_NOT_OVER',
