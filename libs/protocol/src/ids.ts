@@ -15,6 +15,9 @@ export const intentIds = {
   left: (connectionId: string, binding: number): string => `${connectionId}:left:${binding}`,
   /** The gateway's own sync once a socket is bound to its seat (the `binding`-th). */
   sync: (connectionId: string, binding: number): string => `${connectionId}:sync:${binding}`,
+  /** The socket's `n`-th watch (or its end): never stored, so only unique enough to route its reply. */
+  watch: (connectionId: string, n: number, on: boolean): string =>
+    `${connectionId}:${on ? 'watch' : 'unwatch'}:${n}`,
   /** A deadline firing, by the deadline's key (the version that set it). */
   deadline: (key: string): string => `deadline:${key}`,
 };
