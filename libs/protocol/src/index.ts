@@ -9,4 +9,5 @@ export * from "./internal";
 export * from "./routing";
 export * from "./ids";
 export * from "./client";
+export * from "./spectators";
 export { renderProtocolDoc } from "./protocol-doc";
