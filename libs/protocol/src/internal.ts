@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorCodeSchema, CreateTableRequestSchema } from './messages';
 import { ActionSchema } from './actions';
 import { TableViewSchema } from './views';
+import { decodeHeaderLine, type DecodedHeaderLine } from './header-line';
 
 /*
  * Messages between the services. They travel over Redis: intents on one stream per shard
@@ -18,6 +19,8 @@ export const TableIntentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('startRound') }),
   z.object({ kind: z.literal('newMatch') }),
   z.object({ kind: z.literal('sync') }),
+  /** A socket starts (`on`) or stops watching the table (decision 0018); never stored, never in the log. */
+  z.object({ kind: z.literal('watch'), on: z.boolean() }),
   /** A socket of this player opened or closed (P17). */
   z.object({ kind: z.literal('presence'), connected: z.boolean() }),
   /** From the timer-service: the deadline named `key` is due (P16, P18). */
@@ -124,30 +127,15 @@ export function encodeSeatEvent(event: SeatEvent): string {
   return `${JSON.stringify(header)}\n${JSON.stringify(event.view)}`;
 }
 
-export type DecodedSeatEvent =
-  { ok: true; header: SeatEventHeader; viewJson: string } | { ok: false; reason: string };
+export type DecodedSeatEvent = DecodedHeaderLine<SeatEventHeader>;
 
 /**
  * The gateway's side: checks the header; the view stays text. The view's shape is the
  * table-service's promise (it is built by `libs/rules` and checked against `TableViewSchema` in
  * the tests); `parseSeatEvent` checks all of it where the cost does not matter.
  */
-export function decodeSeatEventHeader(message: string): DecodedSeatEvent {
-  const newline = message.indexOf('\n');
-  if (newline < 0) return { ok: false, reason: 'no header line' };
-  let json: unknown;
-  try {
-    json = JSON.parse(message.slice(0, newline));
-  } catch {
-    return { ok: false, reason: 'the header is not JSON' };
-  }
-  const header = SeatEventHeaderSchema.safeParse(json);
-  if (!header.success) return { ok: false, reason: header.error.issues[0]?.message ?? 'bad header' };
-  const viewJson = message.slice(newline + 1);
-  if (!viewJson.startsWith('{') || !viewJson.endsWith('}'))
-    return { ok: false, reason: 'the view is not a JSON object' };
-  return { ok: true, header: header.data, viewJson };
-}
+export const decodeSeatEventHeader = (message: string): DecodedSeatEvent =>
+  decodeHeaderLine(message, SeatEventHeaderSchema);
 
 /** The whole event, view checked too (tests, tools). Throws on anything malformed. */
 export function parseSeatEvent(message: string): SeatEvent {
