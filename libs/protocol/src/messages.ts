@@ -9,6 +9,7 @@ import {
   VariantSchema,
 } from './primitives';
 import { TableStatusSchema, TableViewSchema } from './views';
+import { SpectatorViewSchema } from './spectators';
 
 /* ------------------------------------------------------------------ */
 /* Browser → gateway (WebSocket frames, JSON text)                      */
@@ -36,8 +37,16 @@ export const ClientMessageSchemas = {
   startRound: intent('startRound', {}),
   /** Host only: a new match at the same table with the same seats, once the match is over. */
   newMatch: intent('newMatch', {}),
-  /** Ask for the whole current view again. */
+  /** Ask for the whole current view again (a watching socket: the spectator's view). */
   sync: intent('sync', {}),
+  /**
+   * Watch a table, seated or not, by its code (decision 0018): `watchView` frames follow, the
+   * public view only. A socket watches one table at a time and leaves its seat, or the table it
+   * watched, for it; it acts on nothing while watching (SPECTATORS_CANNOT_ACT).
+   */
+  watch: intent('watch', { table: TableCodeSchema }),
+  /** Stop watching (a `join`, another `watch` or closing the socket stop it too). */
+  unwatch: intent('unwatch', {}),
   ping: z.object({ type: z.literal('ping'), id: IntentIdSchema.optional() }).strict(),
 } as const;
 
@@ -67,6 +76,13 @@ export const ServerMessageSchemas = {
     version: z.number().int(),
     serverTime: z.number(),
     view: TableViewSchema,
+  }),
+  /** A watching socket's view of the table (no hand, no hidden tile), after every change and at the watch. */
+  watchView: z.object({
+    type: z.literal('watchView'),
+    version: z.number().int(),
+    serverTime: z.number(),
+    view: SpectatorViewSchema,
   }),
   ack: z.object({ type: z.literal('ack'), id: IntentIdSchema, version: z.number().int().nullable() }),
   error: z.object({
