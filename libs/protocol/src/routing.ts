@@ -48,6 +48,10 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX) {
     gatewayControl: (gatewayId: string): string => `${prefix}:gateway:${gatewayId}:control`,
     /** One player's sockets on every gateway: connection ids scored by their hello time. */
     playerSockets: (playerId: string): string => `${prefix}:player:${playerId}:sockets`,
+    /** A table's public view for its spectators (decision 0018): published only while someone watches. */
+    spectatorChannel: (tableId: string): string => `${prefix}:table:${tableId}:spectators`,
+    /** The watching sockets of a shard's tables: a hash, connection id → `{tableId, playerId}` as JSON. */
+    shardWatchers: (shard: number): string => `${prefix}:watchers:shard:${shard}`,
   };
 }
 
