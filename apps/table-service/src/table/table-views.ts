@@ -1,11 +1,10 @@
-import { seatView, rulesOf } from '@dominoes/rules';
-import type { TableView } from '@dominoes/protocol';
+import { publicView, seatView, rulesOf } from '@dominoes/rules';
+import type { SpectatorView, TableView } from '@dominoes/protocol';
 import { isConnected, type TableState } from './table-state';
 
-/** What the player at `seat` sees: the table around them and the rules' view of their seat only. */
-export function tableView(table: TableState, seat: number): TableView {
+/** What everyone at or around the table sees of it: no seat's own part, no game. */
+function tableAround(table: TableState) {
   const rules = rulesOf(table.variant);
-  const me = table.seats[seat];
   const hostSeat = table.seats.findIndex((s) => s !== null && s.playerId === table.hostPlayerId);
   return {
     tableId: table.id,
@@ -19,12 +18,33 @@ export function tableView(table: TableState, seat: number): TableView {
     seats: table.seats.map((s, i) =>
       s === null ? null : { seat: i, name: s.name, connected: isConnected(s), side: rules.sideOf(i) },
     ),
-    you: { seat, playerId: me?.playerId ?? '', autoPass: me?.autoPass ?? false },
     matchNumber: table.matchNumber,
     clock: table.deadline
       ? { kind: table.deadline.kind, seat: table.deadline.seat, deadline: table.deadline.at }
       : null,
+  };
+}
+
+/**
+ * What the player at `seat` sees: the table around them and the rules' view of their seat only;
+ * `watchers`, how many players watch the table (decision 0018).
+ */
+export function tableView(table: TableState, seat: number, watchers = 0): TableView {
+  const me = table.seats[seat];
+  return {
+    ...tableAround(table),
+    you: { seat, playerId: me?.playerId ?? '', autoPass: me?.autoPass ?? false },
     game: table.match ? seatView(table.match, seat) : null,
+    watchers,
+  };
+}
+
+/** What a spectator sees (decision 0018): the table and the rules' public view, no hand (P10, P12). */
+export function spectatorView(table: TableState, watchers: number): SpectatorView {
+  return {
+    ...tableAround(table),
+    watchers,
+    game: table.match ? publicView(table.match) : null,
   };
 }
 
