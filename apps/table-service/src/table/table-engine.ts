@@ -13,6 +13,7 @@ import {
 import { seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, tableView } from './table-views';
 import { dealSource } from './deal-source';
+import type { SpectatorHook } from '../spectators/table-spectators';
 
 /** Sets the one delayed deadline job of a table (timer-service fires it). */
 export interface DeadlineScheduler {
@@ -35,6 +36,8 @@ export interface EngineDeps {
   readonly metrics?: EngineMetrics;
   /** MAX_OPEN_TABLES_PER_HOST, WAITING_TABLE_TTL_MS and ABANDONED_TABLE_MS; the defaults when left out. */
   readonly limits?: TableLimits;
+  /** The watchers of the tables (decision 0018): their count in the views, the public view after a change. */
+  readonly spectators?: SpectatorHook;
 }
 
 /**
@@ -205,7 +208,7 @@ export class TableEngine {
       const seat = decision.seat;
       if (seat === null || envelope.replyTo === null)
         return reply({ ok: true, intentId, version: table.version, seat });
-      const view = JSON.stringify(tableView(table, seat));
+      const view = JSON.stringify(tableView(table, seat, this.watchers(tableId)));
       return reply({ ok: true, intentId, version: table.version, seat, view });
     }
     let stored: TableState;
@@ -224,8 +227,13 @@ export class TableEngine {
     }
     this.remember(stored);
     await this.publish(stored, occupiedSeats(stored), cause, traceparent);
+    await this.deps.spectators?.published(stored, traceparent);
     await this.scheduleDeadline(table.deadline, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
+  }
+
+  private watchers(tableId: string): number {
+    return this.deps.spectators?.watchers(tableId) ?? 0;
   }
 
   private expired(envelope: IntentEnvelope): boolean {
@@ -262,12 +270,13 @@ export class TableEngine {
     traceparent?: string,
   ): Promise<void> {
     if (seats.length === 0) return;
+    const watchers = this.watchers(table.id);
     await this.deps.publisher.publish(
       seats.map((seat): SeatEvent => ({
         tableId: table.id,
         seat,
         version: table.version,
-        view: tableView(table, seat),
+        view: tableView(table, seat, watchers),
         cause,
         ...(traceparent ? { traceparent } : {}),
       })),
