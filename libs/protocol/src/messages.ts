@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChatMessageSchema, ChatPhraseSchema, ChatReactionSchema, ChatTextSchema } from './chat';
 import { ERROR_CODES } from './errors';
 import {
   EndIdSchema,
@@ -39,6 +40,12 @@ export const ClientMessageSchemas = {
   newMatch: intent('newMatch', {}),
   /** Ask for the whole current view again (a watching socket: the spectator's view). */
   sync: intent('sync', {}),
+  /** Talk (seated players only; never through the table-service): a text, when the host left chat on. */
+  chat: intent('chat', { text: ChatTextSchema }),
+  /** A quick phrase by its id: every reader sees it in their own language. */
+  phrase: intent('phrase', { phrase: ChatPhraseSchema }),
+  /** An emoji reaction by its id, shown briefly by the sender's seat. */
+  react: intent('react', { reaction: ChatReactionSchema }),
   /**
    * Watch a table, seated or not, by its code (decision 0018): `watchView` frames follow, the
    * public view only. A socket watches one table at a time and leaves its seat, or the table it
@@ -92,6 +99,18 @@ export const ServerMessageSchemas = {
     message: z.string(),
   }),
   pong: z.object({ type: z.literal('pong'), id: IntentIdSchema.nullable(), serverTime: z.number() }),
+  /** One message of the table's chat (a text, a phrase or a reaction), to its players and spectators. */
+  chat: z.object({ type: z.literal('chat'), message: ChatMessageSchema }),
+  /**
+   * On joining or watching a table: its recent chat (oldest first, reactions left out) and whether the
+   * host left text chat on.
+   */
+  chatHistory: z.object({
+    type: z.literal('chatHistory'),
+    tableId: z.string(),
+    enabled: z.boolean(),
+    messages: z.array(ChatMessageSchema),
+  }),
   /** The server is going away: reconnect (to any gateway) after `afterMs`. */
   reconnect: z.object({ type: z.literal('reconnect'), afterMs: z.number().int() }),
 } as const;
@@ -130,6 +149,8 @@ export const CreateTableRequestSchema = z
     target: z.number().int().optional(),
     seats: z.number().int().optional(),
     oneRound: z.boolean().optional(),
+    /** false: the table's text chat is off (quick phrases and reactions stay); default on. */
+    chat: z.boolean().optional(),
   })
   .strict();
 export const CreateTableResponseSchema = z.object({ tableId: TableCodeSchema, link: z.string() });
