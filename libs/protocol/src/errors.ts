@@ -25,6 +25,10 @@ export const PROTOCOL_ERROR_CODES = [
   /** The host already has MAX_OPEN_TABLES_PER_HOST tables that are not finished or closed. */
   'TOO_MANY_TABLES',
   'NOT_SEATED',
+  /** A text message at a table whose host turned text chat off (quick phrases and reactions stay). */
+  'CHAT_OFF',
+  /** More chat messages than CHAT_RATE_MESSAGES per CHAT_RATE_WINDOW_MS from one player, on all gateways: not delivered. */
+  'CHAT_RATE_LIMITED',
   /** An action (a move, a join's seat intents, ...) from a socket that watches a table: spectators cannot act. */
   'SPECTATORS_CANNOT_ACT',
   /** The table has MAX_WATCHERS_PER_TABLE watchers already. */
