@@ -458,6 +458,9 @@ export function decide(table: TableState, envelope: IntentEnvelope, ctx: PolicyC
   switch (intent.kind) {
     case 'sync':
       return finish(seat);
+    case 'watch':
+      // Applied by the spectators (TableSpectators), never here: watching changes no table.
+      return refuse('NOT_ALLOWED_NOW', 'Watching is not a change of the table.');
     case 'presence':
       if (!intent.connected && envelope.connectionId) dropConnections(change, seat, [envelope.connectionId]);
       return finish(seat);
