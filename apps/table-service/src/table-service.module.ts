@@ -20,6 +20,8 @@ import { OwnedShards } from './shards/owned-shards';
 import { DEADLINE_QUEUE, PRISMA, REDIS, REDIS_NAMES, StoresModule } from './stores.module';
 import { TableEngine, type DeadlineScheduler } from './table/table-engine';
 import { RedisSeatPublisher } from './table/seat-publisher';
+import { TableSpectators } from './spectators/table-spectators';
+import { TableWatchers } from './spectators/table-watchers';
 import { TableStore } from './table/table-store';
 import { ShardedStreamsServer } from './transport/sharded-streams.server';
 
@@ -55,10 +57,28 @@ export class TableServiceModule {
           useFactory: (prisma: PrismaClient) => new TableStore(prisma),
         },
         {
+          provide: TableSpectators,
+          inject: [REDIS, REDIS_NAMES],
+          useFactory: (redis: Redis, names: RedisNames) =>
+            new TableSpectators(
+              new TableWatchers(redis, names, shards),
+              (channel, message) => redis.publish(channel, message),
+              names,
+              new RedisSeatPublisher(redis, names),
+              logger,
+            ),
+        },
+        {
           provide: TableEngine,
-          inject: [TableStore, REDIS, REDIS_NAMES, DEADLINE_QUEUE],
-          useFactory: (store: TableStore, redis: Redis, names: RedisNames, queue: DeadlineQueue) =>
-            new TableEngine({
+          inject: [TableStore, REDIS, REDIS_NAMES, DEADLINE_QUEUE, TableSpectators],
+          useFactory: (
+            store: TableStore,
+            redis: Redis,
+            names: RedisNames,
+            queue: DeadlineQueue,
+            spectators: TableSpectators,
+          ) => {
+            const engine = new TableEngine({
               store,
               publisher: new RedisSeatPublisher(redis, names),
               clock,
@@ -67,7 +87,11 @@ export class TableServiceModule {
               logger,
               metrics,
               limits: config.tableLimits,
-            }),
+              spectators,
+            });
+            spectators.attach(engine);
+            return engine;
+          },
         },
         {
           provide: DeadlineKeeper,
@@ -79,13 +103,14 @@ export class TableServiceModule {
         },
         {
           provide: ShardedStreamsServer,
-          inject: [REDIS, REDIS_NAMES, DeadlineKeeper, TableEngine, OwnedShards],
+          inject: [REDIS, REDIS_NAMES, DeadlineKeeper, TableEngine, OwnedShards, TableSpectators],
           useFactory: (
             redis: Redis,
             names: RedisNames,
             keeper: DeadlineKeeper,
             engine: TableEngine,
             owned: OwnedShards,
+            spectators: TableSpectators,
           ) =>
             new ShardedStreamsServer({
               redis,
@@ -96,10 +121,16 @@ export class TableServiceModule {
               onShardAcquired: (shard) => {
                 owned.acquired(shard);
                 keeper.shardAcquired(shard);
+                spectators.registry
+                  .shardAcquired(shard)
+                  .catch((error: unknown) =>
+                    logger.warn({ err: error, shard }, 'the watchers of a shard were not read back'),
+                  );
               },
               onShardLost: (shard) => {
                 owned.lost(shard);
                 engine.forget(OwnedShards.tablesOf(shard, shards));
+                spectators.registry.shardLost(shard);
               },
             }),
         },
