@@ -9,5 +9,6 @@ export * from "./internal";
 export * from "./routing";
 export * from "./ids";
 export * from "./client";
+export * from "./chat";
 export * from "./spectators";
 export { renderProtocolDoc } from "./protocol-doc";
