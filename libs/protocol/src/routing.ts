@@ -52,6 +52,12 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX) {
     spectatorChannel: (tableId: string): string => `${prefix}:table:${tableId}:spectators`,
     /** The watching sockets of a shard's tables: a hash, connection id → `{tableId, playerId}` as JSON. */
     shardWatchers: (shard: number): string => `${prefix}:watchers:shard:${shard}`,
+    /** A table's chat (decision 0020): every gateway with a player or spectator of the table listens. */
+    chatChannel: (tableId: string): string => `${prefix}:table:${tableId}:chat`,
+    /** A table's last CHAT_HISTORY_KEPT chat messages, newest first (a list with a TTL). */
+    chatRecent: (tableId: string): string => `${prefix}:table:${tableId}:chat:recent`,
+    /** One player's chat messages in the current rate window, on every gateway (a counter with a TTL). */
+    chatRate: (playerId: string): string => `${prefix}:player:${playerId}:chat:rate`,
   };
 }
 
