@@ -32,6 +32,9 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
       { type: 'sync', id: 'h' },
       { type: 'leave', id: 'i' },
       { type: 'ping' },
+      { type: 'chat', id: 'j', text: 'gg' },
+      { type: 'phrase', id: 'k', phrase: 'goodGame' },
+      { type: 'react', id: 'l', reaction: 'clap' },
     ];
     for (const frame of good) expect(parseClientFrame(JSON.stringify(frame)).ok).toBe(true);
     expect(new Set(good.map((g) => g.type))).toEqual(new Set(CLIENT_MESSAGE_TYPES));
