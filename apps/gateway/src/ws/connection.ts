@@ -17,6 +17,10 @@ const CLOSE_GRACE_MS = 2_000;
 export class Connection {
   player: { readonly id: string; readonly name: string } | null = null;
   binding: SeatBinding | null = null;
+  /** The table this socket watches (decision 0018; never while bound to a seat), and which watch it was. */
+  watching: { readonly tableId: string; readonly n: number } | null = null;
+  /** Counts watches, to name their intents. */
+  watches = 0;
   /** The highest view version sent on this socket; lower ones are skipped. */
   lastVersion = -1;
   /** Counts bindings, to name the intents that end one. */
