@@ -45,6 +45,11 @@ export class SeatRouter {
     return this.names.seatChannel(tableId, seat);
   }
 
+  /** The table's spectator channel (TableWatching listens to it). */
+  spectatorChannelOf(tableId: string): string {
+    return this.names.spectatorChannel(tableId);
+  }
+
   /** Binds `conn` to the channel; resolves once Redis confirms the subscription. */
   async add(conn: Connection, channel: string): Promise<void> {
     let set = this.bound.get(channel);
@@ -61,6 +66,14 @@ export class SeatRouter {
   async listen(channel: string, listener: (message: string) => void): Promise<void> {
     this.listeners.set(channel, listener);
     await this.subscriber.subscribe(channel);
+  }
+
+  /** Stops a `listen`. */
+  unlisten(channel: string): void {
+    if (!this.listeners.delete(channel)) return;
+    this.subscriber
+      .unsubscribe(channel)
+      .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
   }
 
   remove(conn: Connection, channel: string): void {
