@@ -24,6 +24,7 @@ import type { GatewayMetrics } from '../metrics';
 import { Connection } from './connection';
 import type { PlayerSockets } from './player-sockets';
 import type { SeatRouter } from './seat-router';
+import { TableWatching } from './table-watching';
 
 /** ws refuses larger frames itself and closes with 1009; smaller ones over MAX_FRAME_BYTES get an error frame. */
 export const WS_MAX_PAYLOAD = MAX_SOCKET_FRAME_BYTES;
@@ -52,6 +53,8 @@ export class SocketHub {
   /** Each player's authenticated sockets on this gateway, oldest hello first. */
   private readonly byPlayer = new Map<string, Set<Connection>>();
   private readonly heartbeat: NodeJS.Timeout;
+  /** The sockets that watch tables (decision 0018). */
+  readonly watching: TableWatching;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -63,6 +66,7 @@ export class SocketHub {
     /** The player's sockets on every gateway (Redis); without it the limit is this gateway's alone. */
     private readonly everywhere: PlayerSockets | null = null,
   ) {
+    this.watching = new TableWatching(router, intents, (...args) => this.envelope(...args), clock, logger);
     this.epoch = clock.now();
     this.seq = this.epoch;
     // Pings every socket and drops the ones whose pong does not come (a frozen or vanished client
@@ -393,6 +397,23 @@ export class SocketHub {
       this.refuse(conn, message.id, 'UNAUTHENTICATED', 'Say hello with your token first.');
       return;
     }
+    if (
+      message.type === 'watch' ||
+      message.type === 'unwatch' ||
+      (message.type === 'sync' && conn.watching)
+    ) {
+      this.watch(conn, message);
+      return;
+    }
+    if (conn.watching !== null && message.type !== 'join') {
+      this.refuse(
+        conn,
+        message.id,
+        'SPECTATORS_CANNOT_ACT',
+        'You are watching this table: spectators cannot act.',
+      );
+      return;
+    }
     let tableId: string;
     let intent: TableIntent;
     if (message.type === 'join') {
@@ -435,6 +456,8 @@ export class SocketHub {
           );
         return;
       }
+      // A socket that takes a seat stops watching.
+      if (reply.seat !== null) this.watching.stop(conn);
       if (reply.seat !== null) await this.bind(conn, tableId, reply.seat);
       this.sendOwnView(conn, tableId, reply);
     } else if (message.type === 'leave') {
@@ -471,6 +494,24 @@ export class SocketHub {
     }
   }
 
+  /** `watch`, `unwatch`, or a watching socket's `sync`: a watching socket leaves its seat first. */
+  private watch(
+    conn: Connection,
+    message: Extract<ClientIntent, { type: 'watch' | 'unwatch' | 'sync' }>,
+  ): void {
+    if (message.type === 'unwatch') {
+      this.watching.stop(conn);
+      conn.send({ type: 'ack', id: message.id, version: null });
+      return;
+    }
+    this.unbind(conn, 'left');
+    const table = message.type === 'watch' ? message.table : conn.watching!.tableId;
+    this.watching.watch(conn, message.id, table, message.type === 'sync').catch((error: unknown) => {
+      this.logger.error({ err: error, conn: conn.id }, 'watch failed');
+      this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
+    });
+  }
+
   /** Ends the socket's binding; `presence` tells the old table this socket is gone from it. */
   private unbind(conn: Connection, presence: 'left' | 'closed' | null): void {
     const binding = conn.binding;
@@ -493,6 +534,7 @@ export class SocketHub {
     conn.disposed();
     const tableId = conn.binding?.tableId;
     this.unbind(conn, 'closed');
+    this.watching.stop(conn);
     this.forgetSocket(conn);
     this.connections.delete(conn);
     this.metrics.openSockets.set(this.connections.size);
@@ -534,7 +576,10 @@ export class SocketHub {
 }
 
 /** A bound socket's intent; a move is the rules' action of the seat the socket is bound to. */
-function toTableIntent(message: Exclude<ClientIntent, { type: 'join' }>, seat: number): TableIntent {
+function toTableIntent(
+  message: Exclude<ClientIntent, { type: 'join' | 'watch' | 'unwatch' }>,
+  seat: number,
+): TableIntent {
   if (isActionMessage(message)) return { kind: 'action', action: actionOfMessage(message, seat) };
   switch (message.type) {
     case 'autoPass':
