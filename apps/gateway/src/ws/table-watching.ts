@@ -1,0 +1,141 @@
+import {
+  decodeSpectatorEventHeader,
+  intentIds,
+  watchViewFrameText,
+  type IntentEnvelope,
+  type TableIntent,
+} from '@dominoes/protocol';
+import type { Clock, Logger } from '@dominoes/platform';
+import type { IntentService } from '../intents/intent.service';
+import type { Connection } from './connection';
+import type { SeatRouter } from './seat-router';
+
+/** Makes the envelope of one of a socket's intents (the hub's own, with its player and reply channel). */
+export type EnvelopeOf = (
+  conn: Connection,
+  intentId: string,
+  tableId: string,
+  intent: TableIntent,
+  withReply: boolean,
+) => IntentEnvelope;
+
+/**
+ * Watching tables, on the gateway (decision 0018). A watching socket gets `watchView` frames: the
+ * table's public view, from the table's spectator channel, which this gateway subscribes to while
+ * at least one of its sockets watches the table. The table-service that owns the table counts the
+ * watchers, from the `watch` intents sent here; its reply to a watch is the first view.
+ *
+ * A socket watches one table at a time; while watching it acts on nothing (the hub refuses with
+ * SPECTATORS_CANNOT_ACT). A new watch ends the previous one at once, and a refused watch leaves the
+ * socket watching nothing.
+ */
+export class TableWatching {
+  private readonly byTable = new Map<string, Set<Connection>>();
+  private readonly subscribed = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly router: SeatRouter,
+    private readonly intents: IntentService,
+    private readonly envelope: EnvelopeOf,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** This gateway's sockets that watch `tableId` (the table's chat reaches them too). */
+  watchingSockets(tableId: string): Connection[] {
+    return [...(this.byTable.get(tableId) ?? [])].filter((conn) => conn.watching?.tableId === tableId);
+  }
+
+  /** Tables watched from this gateway. */
+  get tables(): number {
+    return this.byTable.size;
+  }
+
+  /** A `watch` (or, with `again`, a `sync` of a watching socket): resolves once the socket is answered. */
+  async watch(conn: Connection, id: string, tableId: string, again = false): Promise<void> {
+    if (!again) this.stop(conn);
+    conn.watches += 1;
+    const n = conn.watches;
+    conn.watching = { tableId, n };
+    if (!again) conn.lastVersion = -1;
+    // Subscribed before asking: no change stored after the table-service counts this watcher is missed.
+    await this.subscribe(conn, tableId);
+    const outcome = await this.intents.request(
+      this.envelope(conn, intentIds.watch(conn.id, n, true), tableId, { kind: 'watch', on: true }, true),
+    );
+    if (conn.watching?.n !== n) return; // another watch, an unwatch, a join or the close came meanwhile
+    if (!outcome.ok) {
+      conn.watching = null;
+      this.unsubscribe(conn, tableId);
+      conn.send({ type: 'error', id, code: outcome.code, message: outcome.message });
+      return;
+    }
+    const { reply } = outcome;
+    if (reply.view !== undefined && reply.version !== null && reply.version >= conn.lastVersion) {
+      conn.lastVersion = reply.version;
+      conn.sendText(watchViewFrameText(reply.version, this.clock.now(), reply.view));
+    }
+    conn.send({ type: 'ack', id, version: reply.version });
+  }
+
+  /** Ends the socket's watch, if any, and tells the table (its count goes down). */
+  stop(conn: Connection): void {
+    const watching = conn.watching;
+    if (!watching) return;
+    conn.watching = null;
+    conn.lastVersion = -1;
+    this.unsubscribe(conn, watching.tableId);
+    void this.intents.dispatch(
+      this.envelope(
+        conn,
+        intentIds.watch(conn.id, watching.n, false),
+        watching.tableId,
+        { kind: 'watch', on: false },
+        false,
+      ),
+    );
+  }
+
+  private async subscribe(conn: Connection, tableId: string): Promise<void> {
+    let set = this.byTable.get(tableId);
+    if (!set) {
+      set = new Set();
+      this.byTable.set(tableId, set);
+      this.subscribed.set(
+        tableId,
+        this.router.listen(this.router.spectatorChannelOf(tableId), (message) =>
+          this.deliver(tableId, message),
+        ),
+      );
+    }
+    set.add(conn);
+    await this.subscribed.get(tableId);
+  }
+
+  private unsubscribe(conn: Connection, tableId: string): void {
+    const set = this.byTable.get(tableId);
+    if (!set || !set.delete(conn) || set.size > 0) return;
+    this.byTable.delete(tableId);
+    this.subscribed.delete(tableId);
+    this.router.unlisten(this.router.spectatorChannelOf(tableId));
+  }
+
+  private deliver(tableId: string, message: string): void {
+    const decoded = decodeSpectatorEventHeader(message);
+    if (!decoded.ok || decoded.header.tableId !== tableId) {
+      this.logger.warn(
+        { tableId, reason: decoded.ok ? 'wrong table' : decoded.reason },
+        'dropped a spectator event',
+      );
+      return;
+    }
+    const { header, viewJson } = decoded;
+    let frame: string | null = null;
+    for (const conn of this.byTable.get(tableId) ?? []) {
+      if (conn.watching?.tableId !== tableId || header.version < conn.lastVersion) continue;
+      conn.lastVersion = header.version;
+      frame ??= watchViewFrameText(header.version, this.clock.now(), viewJson);
+      conn.sendText(frame);
+    }
+  }
+}
