@@ -10,6 +10,7 @@ import {
   VariantSchema,
 } from './primitives';
 import { TableStatusSchema, TableViewSchema } from './views';
+import { LobbyFrameSchema, LobbyRequestSchema, LobbyUpdateFrameSchema } from './lobby';
 import { SpectatorViewSchema } from './spectators';
 
 /* ------------------------------------------------------------------ */
@@ -55,6 +56,8 @@ export const ClientMessageSchemas = {
   /** Stop watching (a `join`, another `watch` or closing the socket stop it too). */
   unwatch: intent('unwatch', {}),
   ping: z.object({ type: z.literal('ping'), id: IntentIdSchema.optional() }).strict(),
+  /** Subscribe to the lobby's public tables (`on: true`) or stop (lib/protocol/src/lobby.ts). */
+  lobby: LobbyRequestSchema,
 } as const;
 
 export type ClientMessageType = keyof typeof ClientMessageSchemas;
@@ -62,7 +65,8 @@ export const CLIENT_MESSAGE_TYPES = Object.keys(ClientMessageSchemas) as ClientM
 export type ClientMessage = {
   [K in ClientMessageType]: z.infer<(typeof ClientMessageSchemas)[K]>;
 }[ClientMessageType];
-export type ClientIntent = Exclude<ClientMessage, { type: 'hello' | 'ping' }>;
+export type ClientIntent = Exclude<ClientMessage, { type: 'hello' | 'ping' | 'lobby' }>;
+export type LobbyRequest = Extract<ClientMessage, { type: 'lobby' }>;
 
 /* ------------------------------------------------------------------ */
 /* Gateway → browser                                                    */
@@ -113,6 +117,9 @@ export const ServerMessageSchemas = {
   }),
   /** The server is going away: reconnect (to any gateway) after `afterMs`. */
   reconnect: z.object({ type: z.literal('reconnect'), afterMs: z.number().int() }),
+  /** The lobby, whole, after a `lobby` subscription; then a `lobbyUpdate` per change of a public table. */
+  lobby: LobbyFrameSchema,
+  lobbyUpdate: LobbyUpdateFrameSchema,
 } as const;
 
 export type ServerMessageType = keyof typeof ServerMessageSchemas;
@@ -149,6 +156,8 @@ export const CreateTableRequestSchema = z
     target: z.number().int().optional(),
     seats: z.number().int().optional(),
     oneRound: z.boolean().optional(),
+    /** Listed in the lobby for anyone to join (issue 12); private (link only) when left out. */
+    public: z.boolean().optional(),
     /** false: the table's text chat is off (quick phrases and reactions stay); default on. */
     chat: z.boolean().optional(),
   })
