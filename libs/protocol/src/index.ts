@@ -3,6 +3,7 @@ export * from "./errors";
 export * from "./actions";
 export * from "./views";
 export * from "./messages";
+export * from "./lobby";
 export * from "./history";
 export * from "./parse";
 export * from "./internal";
