@@ -17,10 +17,12 @@ import {
   type CreateTableRequest,
   type CreateTableResponse,
   type IdentityResponse,
+  type LobbyRequest,
   type ServerMessage,
   type TableSummary,
 } from './messages';
 import type { TableView } from './views';
+import { QuickPlayResponseSchema, type QuickPlayRequest, type QuickPlayResponse } from './lobby';
 
 /** The part of a WebSocket the client uses: the browser's and `ws`'s both fit. */
 export interface SocketLike {
@@ -169,7 +171,12 @@ export class DominoesClient {
     return this.ask(messageOfAction(action, id));
   }
 
-  private ask(message: ClientIntent): Promise<Ack> {
+  /** Subscribes this socket to the lobby (`lobby` frame, then `lobbyUpdate`s), or stops. */
+  lobby(on: boolean, id = this.nextId()): Promise<Ack> {
+    return this.ask({ type: 'lobby', id, on });
+  }
+
+  private ask(message: ClientIntent | LobbyRequest): Promise<Ack> {
     const { type, id } = message;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -284,6 +291,15 @@ async function getJson(url: string, token?: string): Promise<unknown> {
   if (!response.ok)
     throw new ProtocolError(json.error?.code ?? 'INTERNAL', json.error?.message ?? response.statusText);
   return json;
+}
+
+/** POST /api/quick-play: a seat at the oldest open public table of the configuration, or a new one. */
+export async function quickPlay(
+  baseUrl: string,
+  token: string,
+  request: QuickPlayRequest,
+): Promise<QuickPlayResponse> {
+  return QuickPlayResponseSchema.parse(await postJson(`${baseUrl}/api/quick-play`, request, token));
 }
 
 export async function getTable(baseUrl: string, tableId: string): Promise<TableSummary> {
