@@ -58,6 +58,8 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX) {
     chatRecent: (tableId: string): string => `${prefix}:table:${tableId}:chat:recent`,
     /** One player's chat messages in the current rate window, on every gateway (a counter with a TTL). */
     chatRate: (playerId: string): string => `${prefix}:player:${playerId}:chat:rate`,
+    /** Changes of public tables (LobbyUpdateSchema), table-service → every gateway's lobby sockets (one channel, its own slot). */
+    lobbyChannel: `${prefix}:{lobby}`,
   };
 }
 
