@@ -1,0 +1,128 @@
+import type { PrismaClient } from '../db';
+import type { GameTable, TableSeat } from '../generated/prisma/client';
+
+/*
+ * The lobby's reads (issue 12, decision 0019): open public tables, the tables a player sits at, and
+ * quick play's search under its lock. Public open tables are read by game_tables_lobby_idx (a
+ * partial index of just those rows), a player's seats by table_seats_player_id_idx.
+ */
+
+/** A table as the lobby reads it: its settings, seated names, host's name and when it opened. */
+export interface LobbyRow extends Pick<
+  GameTable,
+  'id' | 'variant' | 'seatCount' | 'target' | 'oneRound' | 'status' | 'isPublic'
+> {
+  readonly version: number;
+  readonly openedAt: number;
+  readonly host: string | null;
+  readonly seats: Pick<TableSeat, 'seat' | 'name'>[];
+}
+
+const LOBBY_COLUMNS = `
+  t.id, t.variant, t.seat_count AS "seatCount", t.target, t.one_round AS "oneRound", t.status,
+  t.is_public AS "isPublic", t.version::float8 AS version,
+  (extract(epoch FROM t.created_at) * 1000)::float8 AS "openedAt",
+  (SELECT s.name FROM table_seats s WHERE s.table_id = t.id AND s.player_id = t.host_player_id) AS host,
+  coalesce((SELECT json_agg(json_build_object('seat', s.seat, 'name', s.name) ORDER BY s.seat)
+              FROM table_seats s WHERE s.table_id = t.id), '[]') AS seats`;
+
+/** A waiting table is listed while someone sits at it: an emptied one leaves the lobby. */
+const SEATED = 'EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = t.id)';
+
+/** Waiting tables oldest first (the next to start), then the newest in play; each part capped. */
+const PUBLIC_TABLES_SQL = `
+(SELECT ${LOBBY_COLUMNS} FROM game_tables t
+  WHERE t.is_public AND t.status = 'waiting' AND ${SEATED} ORDER BY t.created_at LIMIT $1)
+UNION ALL
+(SELECT ${LOBBY_COLUMNS} FROM game_tables t
+  WHERE t.is_public AND t.status = 'playing' ORDER BY t.created_at DESC LIMIT $2)`;
+
+const PUBLIC_COUNTS_SQL = `
+SELECT count(*) FILTER (WHERE t.status = 'waiting' AND ${SEATED})::int AS waiting,
+       count(*) FILTER (WHERE t.status = 'playing')::int AS playing
+  FROM game_tables t WHERE t.is_public AND t.status IN ('waiting', 'playing')`;
+
+const YOURS_SQL = `
+SELECT ${LOBBY_COLUMNS} FROM table_seats me JOIN game_tables t ON t.id = me.table_id
+ WHERE me.player_id = $1::uuid AND t.status IN ('waiting', 'playing')
+ ORDER BY t.created_at DESC LIMIT $2`;
+
+/*
+ * Quick play's search: waiting public tables of exactly this configuration with a free seat and
+ * someone seated, a table the player already sits at first (pressing twice keeps one table), then the
+ * oldest. Run under the configuration's advisory lock, so two searches never both miss a table the
+ * other is opening or filling.
+ */
+const QUICK_PLAY_LOCK_SQL = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(1870, hashtext($1::text))';
+const QUICK_PLAY_SQL = `
+SELECT t.id FROM game_tables t
+ WHERE t.is_public AND t.status = 'waiting' AND t.variant = $1 AND t.seat_count = $2 AND t.target = $3
+   AND t.one_round = false AND ${SEATED}
+   AND (SELECT count(*) FROM table_seats s WHERE s.table_id = t.id) < t.seat_count
+ ORDER BY EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = t.id AND s.player_id = $4::uuid) DESC,
+          t.created_at
+ LIMIT $5`;
+
+/** The configuration quick play looks for (the rules' normalised config; never one round). */
+export interface QuickPlayConfig {
+  readonly variant: string;
+  readonly seatCount: number;
+  readonly target: number;
+}
+
+/** Within quick play's lock: the tables to try, best first. */
+export interface QuickPlaySearch {
+  candidates(playerId: string, limit: number): Promise<string[]>;
+}
+
+export class LobbyQueries {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Up to `waiting` waiting and `playing` playing public tables (never a private one). */
+  publicTables(waiting: number, playing: number): Promise<LobbyRow[]> {
+    return this.prisma.$queryRawUnsafe<LobbyRow[]>(PUBLIC_TABLES_SQL, waiting, playing);
+  }
+
+  /** How many public tables wait (with someone seated) and play. */
+  async publicCounts(): Promise<{ waiting: number; playing: number }> {
+    const rows = await this.prisma.$queryRawUnsafe<{ waiting: number; playing: number }[]>(PUBLIC_COUNTS_SQL);
+    return rows[0] ?? { waiting: 0, playing: 0 };
+  }
+
+  /** The open tables `playerId` sits at, newest first, private ones included. */
+  tablesOf(playerId: string, limit: number): Promise<LobbyRow[]> {
+    return this.prisma.$queryRawUnsafe<LobbyRow[]>(YOURS_SQL, playerId, limit);
+  }
+
+  /**
+   * Runs `work` holding the advisory lock of configuration `config` (one transaction, on one
+   * connection, until `work` ends): quick play for one configuration, one at a time on every gateway.
+   * A wait for the lock longer than the session's statement timeout fails (the caller says "try again").
+   */
+  withQuickPlayLock<T>(
+    config: QuickPlayConfig,
+    work: (search: QuickPlaySearch) => Promise<T>,
+    timeoutMs: number,
+  ): Promise<T> {
+    const key = `${config.variant}:${config.seatCount}:${config.target}`;
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRawUnsafe(QUICK_PLAY_LOCK_SQL, key);
+        return work({
+          candidates: async (playerId, limit) => {
+            const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+              QUICK_PLAY_SQL,
+              config.variant,
+              config.seatCount,
+              config.target,
+              playerId,
+              limit,
+            );
+            return rows.map((r) => r.id);
+          },
+        });
+      },
+      { maxWait: timeoutMs, timeout: timeoutMs },
+    );
+  }
+}
