@@ -9,6 +9,7 @@ import {
 import type { SeatPublisher } from '../table/table-ports';
 import type { TableState } from '../table/table-state';
 import { occupiedSeats, spectatorView, tableView } from '../table/table-views';
+import { OneAtATime } from './one-at-a-time';
 import type { TableWatchers } from './table-watchers';
 
 /** What the engine asks of the spectators at every stored change (EngineDeps.spectators). */
@@ -33,6 +34,7 @@ export interface WatchedTables {
  */
 export class TableSpectators implements SpectatorHook {
   private tables: WatchedTables | null = null;
+  private readonly queue = new OneAtATime();
 
   constructor(
     readonly registry: TableWatchers,
@@ -66,8 +68,15 @@ export class TableSpectators implements SpectatorHook {
     );
   }
 
-  /** A `watch` intent: `on` starts watching (the reply holds the first view), off ends it. */
-  async handle(envelope: IntentEnvelope): Promise<IntentReply> {
+  /**
+   * A `watch` intent: `on` starts watching (the reply holds the first view), off ends it. The intents
+   * of one socket are applied one at a time, in order (a watch and the unwatch right after it).
+   */
+  handle(envelope: IntentEnvelope): Promise<IntentReply> {
+    return this.queue.run(envelope.connectionId ?? '', () => this.apply(envelope));
+  }
+
+  private async apply(envelope: IntentEnvelope): Promise<IntentReply> {
     const { intentId, tableId, intent, player, connectionId } = envelope;
     if (intent.kind !== 'watch') throw new Error(`not a watch intent: ${intent.kind}`);
     if (player === null || connectionId === null)
