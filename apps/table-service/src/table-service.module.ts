@@ -22,6 +22,7 @@ import { TableEngine, type DeadlineScheduler } from './table/table-engine';
 import { RedisSeatPublisher } from './table/seat-publisher';
 import { TableSpectators } from './spectators/table-spectators';
 import { TableWatchers } from './spectators/table-watchers';
+import { StaleWatcherSweeper } from './spectators/stale-watchers';
 import { TableStore } from './table/table-store';
 import { ShardedStreamsServer } from './transport/sharded-streams.server';
 
@@ -162,6 +163,20 @@ export class TableServiceModule {
               intervalMs: config.presenceSweepMs,
             }),
         },
+        {
+          provide: StaleWatcherSweeper,
+          inject: [TableSpectators, REDIS, REDIS_NAMES],
+          useFactory: (spectators: TableSpectators, redis: Redis, names: RedisNames) =>
+            new StaleWatcherSweeper({
+              spectators,
+              redis,
+              names,
+              clock,
+              logger,
+              graceMs: config.gatewayGoneGraceMs,
+              intervalMs: config.presenceSweepMs,
+            }),
+        },
       ],
       // Ready only while Postgres and Redis both answer (within 2 s each).
       readiness: factory([PRISMA, REDIS], (prisma: PrismaClient, redis: Redis) => [
@@ -174,6 +189,7 @@ export class TableServiceModule {
         [
           DeadlineKeeper,
           StaleConnectionSweeper,
+          StaleWatcherSweeper,
           Archiver,
           TableEngine,
           OwnedShards,
@@ -184,6 +200,7 @@ export class TableServiceModule {
         (
           keeper: DeadlineKeeper,
           staleConnections: StaleConnectionSweeper,
+          staleWatchers: StaleWatcherSweeper,
           archiver: Archiver,
           engine: TableEngine,
           owned: OwnedShards,
@@ -198,8 +215,18 @@ export class TableServiceModule {
                 () => owned.size,
               ),
           ],
-          start: [() => keeper.startSweep(), () => staleConnections.start(), () => archiver.start()],
-          stop: [() => keeper.stop(), () => staleConnections.stop(), () => archiver.stop()],
+          start: [
+            () => keeper.startSweep(),
+            () => staleConnections.start(),
+            () => staleWatchers.start(),
+            () => archiver.start(),
+          ],
+          stop: [
+            () => keeper.stop(),
+            () => staleConnections.stop(),
+            () => staleWatchers.stop(),
+            () => archiver.stop(),
+          ],
           close: [() => queue.close(), () => prisma.$disconnect(), () => redis.disconnect()],
         }),
       ),
