@@ -1,0 +1,64 @@
+import type { LobbyTable, LobbyUpdate, RedisNames } from '@dominoes/protocol';
+import type { TableState } from './table-state';
+
+/*
+ * The lobby's live feed (issue 12, decision 0019): after a change of a public table is stored, one
+ * update on the lobby channel, and only when what the lobby shows of it changed (a seat taken or
+ * freed, the host, the status). A move changes none of these: the hot path publishes nothing more.
+ * A private table never gets one.
+ */
+
+/** Where lobby updates go: the lobby channel in the service; a list in the engine's tests. */
+export interface LobbyPublisher {
+  publish(update: LobbyUpdate): Promise<void>;
+}
+
+/** Listed: public, and waiting with someone seated (an emptied table leaves the lobby) or in play. */
+function listed(table: TableState): boolean {
+  if (table.public !== true) return false;
+  if (table.status === 'playing') return true;
+  return table.status === 'waiting' && table.seats.some((s) => s !== null);
+}
+
+/** The table as the lobby shows it, or null when it is not listed. */
+export function lobbyEntry(table: TableState): LobbyTable | null {
+  if (!listed(table) || (table.status !== 'waiting' && table.status !== 'playing')) return null;
+  return {
+    tableId: table.id,
+    variant: table.variant,
+    seatCount: table.seatCount,
+    target: table.target,
+    oneRound: table.oneRound,
+    status: table.status,
+    players: table.seats.map((s) => s?.name ?? null),
+    host: table.seats.find((s) => s !== null && s.playerId === table.hostPlayerId)?.name ?? null,
+    openedAt: table.openedAt ?? 0,
+    version: table.version,
+    public: true,
+  };
+}
+
+/** What the lobby sees of a table: it changes with a seat, the host or the status, never with a move. */
+const shown = (table: TableState): string =>
+  `${listed(table) ? table.status : '-'}|${table.hostPlayerId ?? ''}|${table.seats.map((s) => s?.playerId ?? '').join(',')}`;
+
+/** The update a stored change of `before` (null: a new table) into `after` makes, or null for none. */
+export function lobbyUpdateOf(before: TableState | null, after: TableState): LobbyUpdate | null {
+  if (after.public !== true && before?.public !== true) return null;
+  if (before !== null && shown(before) === shown(after)) return null;
+  if (before === null && !listed(after)) return null;
+  return { tableId: after.id, version: after.version, table: lobbyEntry(after) };
+}
+
+/** Publishes lobby updates on the lobby channel (names.lobbyChannel), read by every gateway. */
+export class RedisLobbyPublisher implements LobbyPublisher {
+  constructor(
+    /** A Redis connection (one node or a cluster): only PUBLISH is used. */
+    private readonly redis: { publish(channel: string, message: string): Promise<unknown> },
+    private readonly names: RedisNames,
+  ) {}
+
+  async publish(update: LobbyUpdate): Promise<void> {
+    await this.redis.publish(this.names.lobbyChannel, JSON.stringify(update));
+  }
+}
