@@ -32,6 +32,10 @@ export interface TableState {
   readonly seatCount: number;
   readonly target: number;
   readonly oneRound: boolean;
+  /** Listed in the lobby (issue 12, decision 0019); absent (private) on tables opened before. */
+  readonly public?: boolean;
+  /** When the table was opened (epoch ms); absent on tables opened before issue 12's lobby. */
+  readonly openedAt?: number;
   readonly hostPlayerId: string | null;
   readonly status: TableStatus;
   /** Why a closed table closed; absent before it closes (and on tables closed before issue 12: expired). */
