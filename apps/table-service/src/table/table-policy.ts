@@ -247,7 +247,13 @@ class Change {
 export function openTable(
   id: string,
   host: { id: string; name: string },
-  config: { variant: TableState['variant']; target?: number; seats?: number; oneRound?: boolean },
+  config: {
+    variant: TableState['variant'];
+    target?: number;
+    seats?: number;
+    oneRound?: boolean;
+    public?: boolean;
+  },
   connectionId: string | null,
   opening: { readonly now: number; readonly waitingTableTtlMs: number },
 ): Decision {
@@ -264,6 +270,8 @@ export function openTable(
     seatCount,
     target,
     oneRound,
+    public: config.public === true,
+    openedAt: opening.now,
     hostPlayerId: host.id,
     status: 'waiting',
     seats: Array.from({ length: seatCount }, (_, i) =>
