@@ -135,6 +135,7 @@ export class TableStore implements TableRepository {
         oneRound: table.oneRound,
         hostPlayerId: table.hostPlayerId,
         status: table.status,
+        isPublic: table.public === true,
         state: JSON.stringify(empty),
         // With the row: a crash before the log is written still leaves a table that expires.
         deadlineAt: deadlineAt(table),
