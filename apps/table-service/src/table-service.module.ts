@@ -20,6 +20,7 @@ import { OwnedShards } from './shards/owned-shards';
 import { DEADLINE_QUEUE, PRISMA, REDIS, REDIS_NAMES, StoresModule } from './stores.module';
 import { TableEngine, type DeadlineScheduler } from './table/table-engine';
 import { RedisSeatPublisher } from './table/seat-publisher';
+import { RedisLobbyPublisher } from './table/lobby-feed';
 import { TableSpectators } from './spectators/table-spectators';
 import { TableWatchers } from './spectators/table-watchers';
 import { StaleWatcherSweeper } from './spectators/stale-watchers';
@@ -82,6 +83,7 @@ export class TableServiceModule {
             const engine = new TableEngine({
               store,
               publisher: new RedisSeatPublisher(redis, names),
+              lobby: new RedisLobbyPublisher(redis, names),
               clock,
               durations: config.durations,
               deadlines: deadlineJobs(queue, clock),
