@@ -13,6 +13,7 @@ import {
 import { seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, tableView } from './table-views';
 import { dealSource } from './deal-source';
+import { lobbyUpdateOf, type LobbyPublisher } from './lobby-feed';
 import type { SpectatorHook } from '../spectators/table-spectators';
 
 /** Sets the one delayed deadline job of a table (timer-service fires it). */
@@ -36,6 +37,8 @@ export interface EngineDeps {
   readonly metrics?: EngineMetrics;
   /** MAX_OPEN_TABLES_PER_HOST, WAITING_TABLE_TTL_MS and ABANDONED_TABLE_MS; the defaults when left out. */
   readonly limits?: TableLimits;
+  /** The lobby channel (lobby-feed.ts): a public table's seats or status changed. None in tests that leave it out. */
+  readonly lobby?: LobbyPublisher;
   /** The watchers of the tables (decision 0018): their count in the views, the public view after a change. */
   readonly spectators?: SpectatorHook;
 }
@@ -227,6 +230,7 @@ export class TableEngine {
     }
     this.remember(stored);
     await this.publish(stored, occupiedSeats(stored), cause, traceparent);
+    await this.publishLobby(table, stored);
     await this.deps.spectators?.published(stored, traceparent);
     await this.scheduleDeadline(table.deadline, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
@@ -259,6 +263,7 @@ export class TableEngine {
     }
     if (!stored) return { ok: false, intentId, code: 'TABLE_CODE_TAKEN', message: 'table code taken' };
     this.remember(stored);
+    await this.publishLobby(null, stored);
     await this.scheduleDeadline(null, stored, traceparent);
     return { ok: true, intentId, version: stored.version, seat: 0 };
   }
@@ -281,6 +286,18 @@ export class TableEngine {
         ...(traceparent ? { traceparent } : {}),
       })),
     );
+  }
+
+  /** After the store: the lobby's update, when a public table's seats or status changed (never per move). */
+  private async publishLobby(before: TableState | null, after: TableState): Promise<void> {
+    const update = this.deps.lobby ? lobbyUpdateOf(before, after) : null;
+    if (!update) return;
+    try {
+      await this.deps.lobby!.publish(update);
+    } catch (error) {
+      // The change is stored; the lobby shows it at its next change or to the next subscriber.
+      this.deps.logger.warn({ tableId: after.id, err: error }, 'could not publish the lobby update');
+    }
   }
 
   private async scheduleDeadline(
