@@ -1,0 +1,282 @@
+import { createLogger, createRedis, systemClock, type Redis } from '@dominoes/platform';
+import {
+  parseSpectatorEvent,
+  shardOf,
+  SpectatorViewSchema,
+  TableViewSchema,
+  type IntentEnvelope,
+  type SpectatorEvent,
+} from '@dominoes/protocol';
+import { StaleWatcherSweeper } from '../src/spectators/stale-watchers';
+import { TableSpectators } from '../src/spectators/table-spectators';
+import { TableWatchers } from '../src/spectators/table-watchers';
+import { RedisSeatPublisher } from '../src/table/seat-publisher';
+import type { TableEngine } from '../src/table/table-engine';
+import { tableView } from '../src/table/table-views';
+import { envelopes, startEngineHarness, type EngineHarness } from './support/engine-harness';
+import { watchSeatChannels, type SeatChannels } from './support/seat-channels';
+
+const SHARDS = 16;
+
+/**
+ * Spectators on the table-service (decision 0018, issue 12), on real Postgres and Redis: the
+ * spectator channel carries the public view (P10, P12) of every stored change while someone
+ * watches, and nothing at all while nobody does.
+ */
+describe('spectators: the public view on the spectator channel, after the store, only while someone watches', () => {
+  let harness: EngineHarness;
+  let seats: SeatChannels;
+  let subscriber: Redis;
+  const spectatorEvents: SpectatorEvent[] = [];
+  const TABLES = ['SPQUIET', 'SPWATCH', 'SPMOVE', 'SPFULL', 'SPGONE'];
+  const settle = (ms = 150) => new Promise((r) => setTimeout(r, ms));
+
+  /** An engine and its spectators, as the table-service wires them (one replica). */
+  const replica = (maxPerTable?: number) => {
+    const spectators = new TableSpectators(
+      new TableWatchers(harness.redis, harness.names, SHARDS, maxPerTable),
+      (channel, message) => harness.redis.publish(channel, message),
+      harness.names,
+      new RedisSeatPublisher(harness.redis, harness.names),
+      createLogger('test', 'silent'),
+    );
+    const engine = harness.engine({ spectators });
+    spectators.attach(engine);
+    return { engine, spectators };
+  };
+
+  /** Opens a partnership table and seats four players: its first round is dealt. */
+  const startedTable = async (engine: TableEngine, tableId: string) => {
+    const intent = envelopes(tableId, `${tableId}-`);
+    expect(
+      await engine.handle(intent(0, { kind: 'create', config: { variant: 'partnership' } })),
+    ).toMatchObject({
+      ok: true,
+    });
+    for (const p of [1, 2, 3])
+      expect(await engine.handle(intent(p, { kind: 'join' }))).toMatchObject({ ok: true });
+    const table = (await engine.load(tableId))!;
+    expect(table.status).toBe('playing');
+    return intent;
+  };
+
+  /** The seat whose turn it is makes its first legal move. */
+  const move = async (engine: TableEngine, tableId: string, intent: ReturnType<typeof envelopes>) => {
+    const table = (await engine.load(tableId))!;
+    const seat = table.match!.round!.turn;
+    const action = tableView(table, seat).game!.legal[0]!;
+    expect(await engine.handle(intent(seat, { kind: 'action', action }))).toMatchObject({ ok: true });
+  };
+
+  const watch = (tableId: string, connectionId: string, player: number, on = true): IntentEnvelope => ({
+    intentId: `${connectionId}:watch:${on}`,
+    tableId,
+    player: {
+      id: `00000000-0000-4000-8000-0000000009${String(player).padStart(2, '0')}`,
+      name: `W${player}`,
+    },
+    connectionId,
+    replyTo: null,
+    sentAt: Date.now(),
+    intent: { kind: 'watch', on },
+  });
+
+  const versionInPostgres = async (id: string) =>
+    Number(
+      (
+        await harness.prisma.$queryRawUnsafe<{ version: bigint }[]>(
+          'select version from game_tables where id = $1',
+          id,
+        )
+      )[0]!.version,
+    );
+
+  const publishesSoFar = async (): Promise<number> => {
+    const info = await harness.redis.info('commandstats');
+    return Number(/cmdstat_publish:calls=(\d+)/.exec(info)?.[1] ?? 0);
+  };
+
+  beforeAll(async () => {
+    harness = await startEngineHarness('spectators');
+    seats = await watchSeatChannels(harness.stores.redisUrl, harness.names, TABLES);
+    subscriber = createRedis(harness.stores.redisUrl, 'spectator-channel-test');
+    subscriber.on('message', (_channel: string, message: string) =>
+      spectatorEvents.push(parseSpectatorEvent(message)),
+    );
+    await subscriber.subscribe(...TABLES.map((t) => harness.names.spectatorChannel(t)));
+  });
+  afterAll(async () => {
+    seats?.close();
+    subscriber?.disconnect();
+    await harness?.dispose();
+  });
+  beforeEach(async () => {
+    await settle(50);
+    spectatorEvents.splice(0);
+    seats.take();
+  });
+
+  it('a table nobody watches pays nothing: no spectator event, not one PUBLISH beyond its seats’ views, and the hook costs a Map lookup', async () => {
+    const { engine, spectators } = replica();
+    const before = await publishesSoFar();
+    const intent = await startedTable(engine, 'SPQUIET');
+    for (let i = 0; i < 6; i++) await move(engine, 'SPQUIET', intent);
+    await settle();
+    const seatViews = seats.take().filter((e) => e.tableId === 'SPQUIET');
+    expect(spectatorEvents).toEqual([]);
+    // Every PUBLISH of this stretch is a seat view (the only other publisher here is this suite's table).
+    expect((await publishesSoFar()) - before).toBe(seatViews.length);
+    expect(seatViews.every((e) => e.view.watchers === 0)).toBe(true);
+    // The cost of the engine's hook for an unwatched table, measured.
+    const table = (await engine.load('SPQUIET'))!;
+    const started = process.hrtime.bigint();
+    const N = 100_000;
+    for (let i = 0; i < N; i++) {
+      spectators.watchers(table.id);
+      await spectators.published(table);
+    }
+    const nsEach = Number(process.hrtime.bigint() - started) / N;
+    console.info(`spectator hook of an unwatched table: ${nsEach.toFixed(0)} ns per stored change`);
+    expect(nsEach).toBeLessThan(5_000);
+    expect((await publishesSoFar()) - before).toBe(seatViews.length);
+  });
+
+  it('a watcher gets its first view in the reply, then the public view of every stored change, after the store, of the version stored; no hand, no hidden tile (P10, P12); the players see the count go up and down', async () => {
+    const { engine, spectators } = replica();
+    const intent = await startedTable(engine, 'SPWATCH');
+    await settle();
+    seats.take();
+
+    const reply = await spectators.handle(watch('SPWATCH', 'gw-a:1', 1));
+    expect(reply).toMatchObject({ ok: true, seat: null, version: await versionInPostgres('SPWATCH') });
+    const first = SpectatorViewSchema.parse(JSON.parse((reply as { view: string }).view));
+    expect(first.watchers).toBe(1);
+    expect(first.game).not.toHaveProperty('hand');
+    expect(first.game).not.toHaveProperty('legal');
+    await settle();
+    // The players see one watcher (the same version again, with the new count).
+    const counted = seats.take().filter((e) => e.tableId === 'SPWATCH');
+    expect(counted.map((e) => e.seat).sort()).toEqual([0, 1, 2, 3]);
+    expect(counted.every((e) => e.view.watchers === 1 && TableViewSchema.safeParse(e.view).success)).toBe(
+      true,
+    );
+
+    await move(engine, 'SPWATCH', intent);
+    await settle();
+    const stored = await versionInPostgres('SPWATCH');
+    const after = spectatorEvents.filter((e) => e.tableId === 'SPWATCH');
+    expect(after.map((e) => e.version)).toContain(stored);
+    const last = after.at(-1)!;
+    expect(last.version).toBe(stored);
+    expect(last.view.game!.board.placements.length).toBeGreaterThan(0);
+    expect(last.view.game).not.toHaveProperty('hand');
+    // The hands are counts only, before the reveal.
+    const table = (await engine.load('SPWATCH'))!;
+    expect(last.view.game!.handCounts).toEqual(table.match!.round!.hands.map((h) => h.length));
+    expect(JSON.stringify(last.view)).not.toContain('"hand"');
+
+    // A second socket of another player: two watchers; the first one leaves: one.
+    await spectators.handle(watch('SPWATCH', 'gw-b:7', 2));
+    expect(spectators.watchers('SPWATCH')).toBe(2);
+    expect(await spectators.handle(watch('SPWATCH', 'gw-a:1', 1, false))).toMatchObject({ ok: true });
+    await spectators.handle(watch('SPWATCH', 'gw-b:7', 2, false));
+    expect(spectators.watchers('SPWATCH')).toBe(0);
+    await settle();
+    const down = seats.take().filter((e) => e.tableId === 'SPWATCH');
+    expect(down.at(-1)!.view.watchers).toBe(0);
+
+    // Nobody watches any more: the next change goes to the seats only.
+    spectatorEvents.splice(0);
+    await move(engine, 'SPWATCH', intent);
+    await settle();
+    expect(spectatorEvents.filter((e) => e.tableId === 'SPWATCH')).toEqual([]);
+  });
+
+  it('another replica that takes the shard reads the watchers back from Redis and goes on publishing to them', async () => {
+    const a = replica();
+    const intent = await startedTable(a.engine, 'SPMOVE');
+    await a.spectators.handle(watch('SPMOVE', 'gw-a:2', 3));
+    a.spectators.registry.shardLost(shardOf('SPMOVE', SHARDS));
+    expect(a.spectators.watchers('SPMOVE')).toBe(0);
+
+    const b = replica();
+    await b.spectators.registry.shardAcquired(shardOf('SPMOVE', SHARDS));
+    expect(b.spectators.watchers('SPMOVE')).toBe(1);
+    spectatorEvents.splice(0);
+    await move(b.engine, 'SPMOVE', intent);
+    await settle();
+    const events = spectatorEvents.filter((e) => e.tableId === 'SPMOVE');
+    expect(events.map((e) => e.version)).toEqual([await versionInPostgres('SPMOVE')]);
+    expect(events[0]!.view.watchers).toBe(1);
+  });
+
+  it('hostile: a table that does not exist, a watch without a player or socket, too many watchers: refused, nothing counted', async () => {
+    const { engine, spectators } = replica(2);
+    expect(await spectators.handle(watch('NOSUCH', 'gw-a:3', 1))).toMatchObject({
+      ok: false,
+      code: 'TABLE_NOT_FOUND',
+    });
+    expect(spectators.watchers('NOSUCH')).toBe(0);
+    await startedTable(engine, 'SPFULL');
+    expect(await spectators.handle({ ...watch('SPFULL', 'gw-a:4', 1), player: null })).toMatchObject({
+      ok: false,
+      code: 'UNAUTHENTICATED',
+    });
+    expect(await spectators.handle({ ...watch('SPFULL', 'gw-a:4', 1), connectionId: null })).toMatchObject({
+      ok: false,
+      code: 'UNAUTHENTICATED',
+    });
+    expect(await spectators.handle(watch('SPFULL', 'gw-a:5', 1))).toMatchObject({ ok: true });
+    expect(await spectators.handle(watch('SPFULL', 'gw-a:6', 2))).toMatchObject({ ok: true });
+    // A third player is one too many; a second socket of a player already watching is not.
+    expect(await spectators.handle(watch('SPFULL', 'gw-a:7', 3))).toMatchObject({
+      ok: false,
+      code: 'TOO_MANY_WATCHERS',
+    });
+    expect(await spectators.handle(watch('SPFULL', 'gw-b:8', 2))).toMatchObject({ ok: true });
+    expect(spectators.watchers('SPFULL')).toBe(2);
+    // The engine never applies a watch itself: it changes no table.
+    const version = await versionInPostgres('SPFULL');
+    expect(await engine.handle(watch('SPFULL', 'gw-a:9', 4))).toMatchObject({ ok: false });
+    expect(
+      await engine.handle({
+        ...watch('SPFULL', 'gw-a:9', 0),
+        player: { id: '00000000-0000-4000-8000-000000000000', name: 'P0' },
+      }),
+    ).toMatchObject({
+      ok: false,
+      code: 'NOT_ALLOWED_NOW',
+    });
+    expect(await versionInPostgres('SPFULL')).toBe(version);
+  });
+
+  it('the watchers of a gateway that died without saying so are dropped once its heartbeat is gone for the grace; a live gateway’s stay', async () => {
+    const { engine, spectators } = replica();
+    await startedTable(engine, 'SPGONE');
+    await harness.redis.set(harness.names.gatewayAlive('gw-live'), '1');
+    await spectators.handle(watch('SPGONE', 'gw-dead:5', 1));
+    await spectators.handle(watch('SPGONE', 'gw-live:5', 2));
+    const sweeper = new StaleWatcherSweeper({
+      spectators,
+      redis: harness.redis,
+      names: harness.names,
+      clock: systemClock,
+      logger: createLogger('test', 'silent'),
+      graceMs: 100,
+      intervalMs: 60_000,
+    });
+    expect(await sweeper.sweep()).toBe(0); // missing, but not for the grace yet
+    await settle(150);
+    expect(await sweeper.sweep()).toBe(1);
+    expect(spectators.watchers('SPGONE')).toBe(1);
+    expect(spectators.registry.watching('gw-live:5')).toBeDefined();
+    await settle();
+    expect(
+      seats
+        .take()
+        .filter((e) => e.tableId === 'SPGONE')
+        .at(-1)!.view.watchers,
+    ).toBe(1);
+    sweeper.stop();
+  });
+});
