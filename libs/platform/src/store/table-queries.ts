@@ -24,7 +24,7 @@ export type StoredSnapshot = Pick<GameTable, 'state' | 'version'>;
 /** A new table's row. `state` is the snapshot at version 0, as JSON text. */
 export interface NewTableRow extends Pick<
   GameTable,
-  'id' | 'variant' | 'seatCount' | 'target' | 'oneRound' | 'hostPlayerId' | 'status' | 'deadlineAt' | 'isPublic'
+  'id' | 'variant' | 'seatCount' | 'target' | 'oneRound' | 'hostPlayerId' | 'status' | 'deadlineAt' | 'isPublic' | 'chat'
 > {
   readonly state: string;
 }
@@ -146,8 +146,8 @@ const CREATE_SQL = `
 WITH open AS (
   SELECT count(*)::int AS n FROM game_tables WHERE host_player_id = $6::uuid AND status IN (${OPEN_STATUS_SQL})
 ), inserted AS (
-  INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at, is_public)
-  SELECT $1::text, $2::text, $3::int, $4::int, $5::boolean, $6::uuid, $7::text, $8::bigint, $9::json, $10::timestamptz, $12::boolean
+  INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at, is_public, chat)
+  SELECT $1::text, $2::text, $3::int, $4::int, $5::boolean, $6::uuid, $7::text, $8::bigint, $9::json, $10::timestamptz, $12::boolean, $13::boolean
     FROM open WHERE open.n < $11::int
   ON CONFLICT (id) DO NOTHING RETURNING id
 )
@@ -202,6 +202,7 @@ export class TableQueries {
         timestamp(row.deadlineAt),
         maxOpen,
         row.isPublic,
+        row.chat,
       ),
     ]);
     const outcome = rows[0] ?? { open: 0, inserted: 0 };
@@ -280,6 +281,15 @@ export class TableQueries {
   async summary(tableId: string): Promise<TableSummaryRow | null> {
     const rows = await this.prisma.$queryRawUnsafe<TableSummaryRow[]>(SUMMARY_SQL, tableId);
     return rows[0] ?? null;
+  }
+
+  /** Whether table `tableId`'s host left text chat on; null when there is no such table (or it is archived). */
+  async chatEnabled(tableId: string): Promise<boolean | null> {
+    const rows = await this.prisma.$queryRawUnsafe<{ chat: boolean }[]>(
+      'SELECT chat FROM game_tables WHERE id = $1',
+      tableId,
+    );
+    return rows[0]?.chat ?? null;
   }
 
   /** Whether intent `intentId` is in table `tableId`'s log; if so the table's version and the player's seat. */
