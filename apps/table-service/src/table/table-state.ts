@@ -36,6 +36,8 @@ export interface TableState {
   readonly public?: boolean;
   /** When the table was opened (epoch ms); absent on tables opened before issue 12's lobby. */
   readonly openedAt?: number;
+  /** false: the host turned the table's text chat off (decision 0020); absent on older tables: on. */
+  readonly chat?: boolean;
   readonly hostPlayerId: string | null;
   readonly status: TableStatus;
   /** Why a closed table closed; absent before it closes (and on tables closed before issue 12: expired). */
