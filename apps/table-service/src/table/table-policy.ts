@@ -252,6 +252,7 @@ export function openTable(
     target?: number;
     seats?: number;
     oneRound?: boolean;
+    chat?: boolean;
     public?: boolean;
   },
   connectionId: string | null,
@@ -272,6 +273,7 @@ export function openTable(
     oneRound,
     public: config.public === true,
     openedAt: opening.now,
+    chat: config.chat !== false,
     hostPlayerId: host.id,
     status: 'waiting',
     seats: Array.from({ length: seatCount }, (_, i) =>
