@@ -133,6 +133,7 @@ export class TableStore implements TableRepository {
         seatCount: table.seatCount,
         target: table.target,
         oneRound: table.oneRound,
+        chat: table.chat !== false,
         hostPlayerId: table.hostPlayerId,
         status: table.status,
         isPublic: table.public === true,
