@@ -11,7 +11,7 @@ import {
   serviceConfig,
   type BaseConfig,
 } from '@dominoes/platform';
-import { GATEWAY_ID_PATTERN } from '@dominoes/protocol';
+import { DEFAULT_CHAT_RATE, GATEWAY_ID_PATTERN } from '@dominoes/protocol';
 import { DEV_TOKEN_SECRET, isPublicSecret } from './auth/public-secrets';
 import { originOf } from './edge/origin-policy';
 import type { LimitedAction, WindowLimit } from './edge/rate-limiter';
@@ -63,6 +63,8 @@ export interface GatewayConfig extends BaseConfig {
   readonly trustedProxies: ProxyMatcher;
   /** HTTP API requests per client address and window, counted in Redis (RATE_LIMIT_*; 0: no limit). */
   readonly httpLimits: Readonly<Record<LimitedAction, WindowLimit>>;
+  /** Chat messages (texts, phrases, reactions) one player may send per window, on all gateways (CHAT_RATE_*). */
+  readonly chatRate: { readonly messages: number; readonly windowMs: number };
 }
 
 export { DEV_TOKEN_SECRET };
@@ -100,6 +102,8 @@ const GATEWAY_ENV = {
   RATE_LIMIT_IDENTITIES: envInt(10, 0, 1_000_000),
   RATE_LIMIT_TABLES: envInt(20, 0, 1_000_000),
   RATE_LIMIT_LOOKUP_MISSES: envInt(30, 0, 1_000_000),
+  CHAT_RATE_MESSAGES: envInt(DEFAULT_CHAT_RATE.messages, 1, 10_000),
+  CHAT_RATE_WINDOW_MS: envInt(DEFAULT_CHAT_RATE.windowMs, 100, 3_600_000),
 };
 
 /** The gateway's configuration; what one variable cannot say alone (ports, secret, host) is checked here. */
@@ -206,6 +210,7 @@ export const readGatewayConfig: (env?: NodeJS.ProcessEnv) => GatewayConfig = ser
         table: { max: env.RATE_LIMIT_TABLES, windowMs },
         'lookup-miss': { max: env.RATE_LIMIT_LOOKUP_MISSES, windowMs },
       },
+      chatRate: { messages: env.CHAT_RATE_MESSAGES, windowMs: env.CHAT_RATE_WINDOW_MS },
     };
   },
 );
