@@ -69,6 +69,11 @@ export class TableReader {
     return this.queries.storedIntent(tableId, intentId, playerId);
   }
 
+  /** Whether table `tableId`'s host left text chat on (null: no such table). */
+  chatEnabled(tableId: string): Promise<boolean | null> {
+    return this.queries.chatEnabled(tableId);
+  }
+
   ping(): Promise<boolean> {
     return this.queries.ping();
   }
