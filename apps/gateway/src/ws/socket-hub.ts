@@ -6,6 +6,7 @@ import {
   intentIds,
   IntentIdSchema,
   isActionMessage,
+  isTalkMessage,
   MAX_FRAME_BYTES,
   MAX_SOCKET_FRAME_BYTES,
   parseClientFrame,
@@ -14,6 +15,7 @@ import {
   type ErrorCode,
   type IntentEnvelope,
   type TableIntent,
+  type TalkMessage,
 } from '@dominoes/protocol';
 import { SpanKind, withSpan, type Clock, type Logger } from '@dominoes/platform';
 import { verifyToken } from '../auth/tokens';
@@ -24,6 +26,7 @@ import type { GatewayMetrics } from '../metrics';
 import { Connection } from './connection';
 import type { PlayerSockets } from './player-sockets';
 import type { SeatRouter } from './seat-router';
+import type { ChatRelay } from '../chat/chat-relay';
 import { TableWatching } from './table-watching';
 
 /** ws refuses larger frames itself and closes with 1009; smaller ones over MAX_FRAME_BYTES get an error frame. */
@@ -65,6 +68,8 @@ export class SocketHub {
     private readonly logger: Logger,
     /** The player's sockets on every gateway (Redis); without it the limit is this gateway's alone. */
     private readonly everywhere: PlayerSockets | null = null,
+    /** The tables' chat (decision 0020); without it talk frames are refused. */
+    private readonly chat: ChatRelay | null = null,
   ) {
     this.watching = new TableWatching(router, intents, (...args) => this.envelope(...args), clock, logger);
     this.epoch = clock.now();
@@ -213,6 +218,11 @@ export class SocketHub {
       return;
     }
     const message = parsed.value;
+    // Talk never becomes an intent: it goes to the table's chat, beside the game (decision 0020).
+    if (isTalkMessage(message)) {
+      void this.talk(conn, message);
+      return;
+    }
     switch (message.type) {
       case 'ping':
         conn.send({ type: 'pong', id: message.id ?? null, serverTime: now });
@@ -392,7 +402,21 @@ export class SocketHub {
     };
   }
 
-  private async intent(conn: Connection, message: ClientIntent): Promise<void> {
+  /** A talk frame: checked and published by the chat relay, answered with `ack` (version null) or `error`. */
+  private async talk(conn: Connection, message: TalkMessage): Promise<void> {
+    try {
+      const outcome = this.chat
+        ? await this.chat.say(conn, message)
+        : ({ ok: false, code: 'NOT_ALLOWED_NOW', message: 'Chat is not available here.' } as const);
+      if (!outcome.ok) this.refuse(conn, message.id, outcome.code, outcome.message);
+      else conn.send({ type: 'ack', id: message.id, version: null });
+    } catch (error) {
+      this.logger.error({ err: error, conn: conn.id }, 'talk handler failed');
+      this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
+    }
+  }
+
+  private async intent(conn: Connection, message: Exclude<ClientIntent, TalkMessage>): Promise<void> {
     if (conn.player === null) {
       this.refuse(conn, message.id, 'UNAUTHENTICATED', 'Say hello with your token first.');
       return;
@@ -478,6 +502,7 @@ export class SocketHub {
     conn.binding = { tableId, seat, channel };
     conn.lastVersion = -1;
     await this.router.add(conn, channel);
+    void this.chat?.follow(conn, tableId);
     this.logger.info({ conn: conn.id, player: conn.player?.id, tableId, seat }, 'socket bound to seat');
     // The join's own views may have been published before this subscription existed: ask for the
     // seat's view again. It comes in the reply, for this socket alone (the seat's other sockets
@@ -501,12 +526,19 @@ export class SocketHub {
   ): void {
     if (message.type === 'unwatch') {
       this.watching.stop(conn);
+      this.chat?.unfollow(conn);
       conn.send({ type: 'ack', id: message.id, version: null });
       return;
     }
     this.unbind(conn, 'left');
     const table = message.type === 'watch' ? message.table : conn.watching!.tableId;
-    this.watching.watch(conn, message.id, table, message.type === 'sync').catch((error: unknown) => {
+    this.watching
+      .watch(conn, message.id, table, message.type === 'sync')
+      // A spectator reads the table's chat (decision 0020), once the watch holds.
+      .then(() => {
+        if (conn.watching?.tableId === table) void this.chat?.follow(conn, table);
+      })
+      .catch((error: unknown) => {
       this.logger.error({ err: error, conn: conn.id }, 'watch failed');
       this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
     });
@@ -519,6 +551,7 @@ export class SocketHub {
     conn.binding = null;
     conn.lastVersion = -1;
     this.router.remove(conn, binding.channel);
+    this.chat?.unfollow(conn, binding.tableId);
     if (presence !== null && conn.player) {
       const intentId =
         presence === 'closed' ? intentIds.closed(conn.id) : intentIds.left(conn.id, conn.bindings);
@@ -534,6 +567,7 @@ export class SocketHub {
     conn.disposed();
     const tableId = conn.binding?.tableId;
     this.unbind(conn, 'closed');
+    this.chat?.unfollow(conn);
     this.watching.stop(conn);
     this.forgetSocket(conn);
     this.connections.delete(conn);
@@ -577,7 +611,7 @@ export class SocketHub {
 
 /** A bound socket's intent; a move is the rules' action of the seat the socket is bound to. */
 function toTableIntent(
-  message: Exclude<ClientIntent, { type: 'join' | 'watch' | 'unwatch' }>,
+  message: Exclude<ClientIntent, { type: 'join' | 'watch' | 'unwatch' } | TalkMessage>,
   seat: number,
 ): TableIntent {
   if (isActionMessage(message)) return { kind: 'action', action: actionOfMessage(message, seat) };
