@@ -18,12 +18,14 @@ void _publicViewInSync;
 export const PublicViewSchema: z.ZodType<PublicView> = PublicViewObjectSchema.strict();
 
 /** Everything a spectator sees of a table: the seat view's table, without `you`, and the public game. */
-export const SpectatorViewSchema = TableViewSchema.omit({ you: true, game: true, watchers: true }).extend({
-  /** How many players watch the table (this one too). */
-  watchers: z.number().int(),
-  /** The public view of the match in play or just over; null before the first match. */
-  game: PublicViewSchema.nullable(),
-});
+export const SpectatorViewSchema = TableViewSchema.omit({ you: true, game: true, watchers: true })
+  .extend({
+    /** How many players watch the table (this one too). */
+    watchers: z.number().int(),
+    /** The public view of the match in play or just over; null before the first match. */
+    game: PublicViewSchema.nullable(),
+  })
+  .strict();
 export type SpectatorView = z.infer<typeof SpectatorViewSchema>;
 
 /** At most this many players watch one table; one more is refused (TOO_MANY_WATCHERS). */
