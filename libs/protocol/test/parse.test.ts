@@ -31,6 +31,8 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
       { type: 'newMatch', id: 'g' },
       { type: 'sync', id: 'h' },
       { type: 'leave', id: 'i' },
+      { type: 'watch', id: 'w', table: 'ABCDEFGHJKMN' },
+      { type: 'unwatch', id: 'uw' },
       { type: 'ping' },
       { type: 'chat', id: 'j', text: 'gg' },
       { type: 'phrase', id: 'k', phrase: 'goodGame' },
