@@ -22,6 +22,7 @@ import {
   type TableSummary,
 } from './messages';
 import type { TableView } from './views';
+import type { SpectatorView } from './spectators';
 import { QuickPlayResponseSchema, type QuickPlayRequest, type QuickPlayResponse } from './lobby';
 
 /** The part of a WebSocket the client uses: the browser's and `ws`'s both fit. */
@@ -85,6 +86,10 @@ export class DominoesClient {
   private readonly prefix = Math.floor(Date.now() % 1e9).toString(36);
   /** The latest view received, and its version. */
   view: TableView | null = null;
+  /** The latest spectator view of the table this socket watches (decision 0018), and its version. */
+  watchView: SpectatorView | null = null;
+  watchVersion = -1;
+  private readonly watchListeners = new Set<(view: SpectatorView, version: number) => void>();
   version = -1;
 
   constructor(private readonly options: DominoesClientOptions) {}
@@ -133,6 +138,11 @@ export class DominoesClient {
 
   /** A server frame to whoever waits for it: the view listeners, the intent it answers. */
   private route(message: ServerMessage): void {
+    if (message.type === 'watchView' && message.version >= this.watchVersion) {
+      this.watchView = message.view;
+      this.watchVersion = message.version;
+      for (const listener of this.watchListeners) listener(message.view, message.version);
+    }
     if (message.type === 'view' && message.version >= this.version) {
       this.view = message.view;
       this.version = message.version;
@@ -221,6 +231,36 @@ export class DominoesClient {
   }
   sync(): Promise<Ack> {
     return this.request('sync', {});
+  }
+  /** Watches a table (its `watchView` frames follow); a new watch starts from no view. */
+  watch(table: string): Promise<Ack> {
+    this.watchView = null;
+    this.watchVersion = -1;
+    return this.request('watch', { table });
+  }
+  unwatch(): Promise<Ack> {
+    return this.request('unwatch', {});
+  }
+  onWatchView(listener: (view: SpectatorView, version: number) => void): () => void {
+    this.watchListeners.add(listener);
+    return () => this.watchListeners.delete(listener);
+  }
+  /** Resolves with the first spectator view (current or future) that satisfies `predicate`. */
+  waitForWatchView(predicate: (view: SpectatorView) => boolean, timeoutMs = 10_000): Promise<SpectatorView> {
+    if (this.watchView && predicate(this.watchView)) return Promise.resolve(this.watchView);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new ProtocolError('TIMEOUT', 'The expected spectator view did not arrive.'));
+      }, timeoutMs);
+      const off = this.onWatchView((view) => {
+        if (predicate(view)) {
+          clearTimeout(timer);
+          off();
+          resolve(view);
+        }
+      });
+    });
   }
 
   onView(listener: (view: TableView, version: number, serverTime: number) => void): () => void {
