@@ -1,28 +1,30 @@
-import { Module, type DynamicModule } from "@nestjs/common";
+import { Module, type DynamicModule } from '@nestjs/common';
 import {
   createRedis,
   factory,
   serviceModule,
   ShardedStreamsClient,
   type ModuleDeps,
-} from "@dominoes/platform";
-import { redisNames } from "@dominoes/protocol";
-import type { GatewayConfig } from "./config";
-import { CLOCK, GATEWAY_CONFIG, LOGGER } from "./di";
-import { RateLimiter } from "./edge/rate-limiter";
-import { ApiController } from "./http/api.controller";
-import { WebController } from "./http/health.controller";
-import { HistoryController } from "./http/history.controller";
-import { HttpLimits } from "./http/http-limits";
-import { INTENTS_CLIENT, IntentService } from "./intents/intent.service";
-import { GatewayMetrics } from "./metrics";
-import { MatchHistory } from "./tables/match-history";
-import { TableReader } from "./tables/table-reader";
-import { GatewayHeartbeat } from "./ws/gateway-heartbeat";
-import { SeatRouter } from "./ws/seat-router";
-import { PlayerSockets } from "./ws/player-sockets";
-import { SocketHub } from "./ws/socket-hub";
-import { SocketsGateway } from "./ws/sockets.gateway";
+} from '@dominoes/platform';
+import { redisNames } from '@dominoes/protocol';
+import type { GatewayConfig } from './config';
+import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
+import { ChatRate } from './chat/chat-rate';
+import { ChatRelay } from './chat/chat-relay';
+import { RateLimiter } from './edge/rate-limiter';
+import { ApiController } from './http/api.controller';
+import { WebController } from './http/health.controller';
+import { HistoryController } from './http/history.controller';
+import { HttpLimits } from './http/http-limits';
+import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
+import { GatewayMetrics } from './metrics';
+import { MatchHistory } from './tables/match-history';
+import { TableReader } from './tables/table-reader';
+import { GatewayHeartbeat } from './ws/gateway-heartbeat';
+import { SeatRouter } from './ws/seat-router';
+import { PlayerSockets } from './ws/player-sockets';
+import { SocketHub } from './ws/socket-hub';
+import { SocketsGateway } from './ws/sockets.gateway';
 
 export type GatewayDeps = ModuleDeps<GatewayConfig, GatewayMetrics>;
 
@@ -70,14 +72,10 @@ export class GatewayModule {
           useFactory: () =>
             new HttpLimits(
               new RateLimiter({
-                redis: createRedis(
-                  config.redisUrl,
-                  `gateway:${config.gatewayId}:limits`,
-                  {
-                    maxRetriesPerRequest: 1,
-                    enableOfflineQueue: false,
-                  },
-                ),
+                redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:limits`, {
+                  maxRetriesPerRequest: 1,
+                  enableOfflineQueue: false,
+                }),
                 prefix: config.redisPrefix,
                 limits: config.httpLimits,
                 logger: deps.logger,
@@ -98,15 +96,29 @@ export class GatewayModule {
             ),
         },
         {
+          // The tables' chat (decision 0020): beside the game, never through the table-service.
+          provide: ChatRelay,
+          inject: [TableReader],
+          useFactory: (tables: TableReader) => {
+            const redis = createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat`);
+            return new ChatRelay({
+              redis,
+              subscriber: createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat-sub`),
+              names,
+              rate: new ChatRate(redis, names, config.chatRate),
+              chatEnabled: (tableId) => tables.chatEnabled(tableId),
+              clock: deps.clock,
+              logger: deps.logger,
+            });
+          },
+        },
+        {
           provide: SocketHub,
-          inject: [IntentService, SeatRouter],
-          useFactory: async (intents: IntentService, router: SeatRouter) => {
+          inject: [IntentService, SeatRouter, ChatRelay],
+          useFactory: async (intents: IntentService, router: SeatRouter, chat: ChatRelay) => {
             // WS_MAX_SOCKETS_PER_PLAYER counts the player's sockets on every gateway, in Redis.
             const everywhere = new PlayerSockets(
-              createRedis(
-                config.redisUrl,
-                `gateway:${config.gatewayId}:sockets`,
-              ),
+              createRedis(config.redisUrl, `gateway:${config.gatewayId}:sockets`),
               router,
               names,
               config.gatewayId,
@@ -121,10 +133,9 @@ export class GatewayModule {
               deps.metrics,
               deps.logger,
               everywhere,
+              chat,
             );
-            await everywhere.start((connectionId) =>
-              hub.evictSocket(connectionId),
-            );
+            await everywhere.start((connectionId) => hub.evictSocket(connectionId));
             return hub;
           },
         },
@@ -135,13 +146,9 @@ export class GatewayModule {
           inject: [SocketHub],
           useFactory: (hub: SocketHub) =>
             new GatewayHeartbeat({
-              redis: createRedis(
-                config.redisUrl,
-                `gateway:${config.gatewayId}:heartbeat`,
-                {
-                  maxRetriesPerRequest: 1,
-                },
-              ),
+              redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:heartbeat`, {
+                maxRetriesPerRequest: 1,
+              }),
               key: names.gatewayAlive(config.gatewayId),
               epoch: hub.epoch,
               intervalMs: config.heartbeatMs,
@@ -151,22 +158,12 @@ export class GatewayModule {
         },
       ],
       // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
-      readiness: factory(
-        [IntentService, TableReader],
-        (intents: IntentService, tables: TableReader) => [
-          { name: "redis", probe: () => intents.ping() },
-          { name: "postgres", probe: () => tables.ping() },
-        ],
-      ),
+      readiness: factory([IntentService, TableReader], (intents: IntentService, tables: TableReader) => [
+        { name: 'redis', probe: () => intents.ping() },
+        { name: 'postgres', probe: () => tables.ping() },
+      ]),
       lifecycle: factory(
-        [
-          IntentService,
-          SeatRouter,
-          TableReader,
-          HttpLimits,
-          SocketHub,
-          GatewayHeartbeat,
-        ],
+        [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat, ChatRelay],
         (
           intents: IntentService,
           router: SeatRouter,
@@ -174,6 +171,7 @@ export class GatewayModule {
           limits: HttpLimits,
           hub: SocketHub,
           heartbeat: GatewayHeartbeat,
+          chat: ChatRelay,
         ) => ({
           // The reply channel is subscribed before the first intent can be sent.
           connect: [() => Promise.all([intents.connect(), limits.ready()])],
@@ -183,13 +181,8 @@ export class GatewayModule {
           stop: [() => hub.drain(), () => heartbeat.stop()],
           close: [
             () =>
-              Promise.all([
-                intents.close(),
-                router.close(),
-                tables.close(),
-                limits.close(),
-              ]),
-            () => deps.logger.debug("gateway connections closed"),
+              Promise.all([intents.close(), router.close(), tables.close(), limits.close(), chat.close()]),
+            () => deps.logger.debug('gateway connections closed'),
           ],
         }),
       ),
