@@ -1,0 +1,263 @@
+import { Client } from 'pg';
+import WebSocket from 'ws';
+import {
+  createTable,
+  DominoesClient,
+  ProtocolError,
+  type ChatMessage,
+  type CreateTableRequest,
+  type ServerMessage,
+  type SocketLike,
+} from '@dominoes/protocol';
+import { InProcessSystem } from '../../../e2e/src/in-process';
+import { identity, sleep, waitFor } from './support';
+
+/**
+ * Talking at a table (issue 12, decision 0020), on real Postgres and Redis, with the real
+ * table-service and two gateways: what is said reaches every player of the table on either gateway,
+ * never changes the table's version or log, and every limit holds across gateways.
+ */
+const RATE = 3;
+let system: InProcessSystem;
+const clients: DominoesClient[] = [];
+let db: Client;
+
+const socket = (url: string): SocketLike => new WebSocket(url) as unknown as SocketLike;
+const base = (g: number) => system.httpUrl(g);
+
+interface Talker {
+  readonly playerId: string;
+  readonly token: string;
+  readonly name: string;
+  readonly client: DominoesClient;
+  readonly frames: ServerMessage[];
+}
+
+async function connect(g: number, who: { playerId: string; token: string; name: string }): Promise<Talker> {
+  const client = new DominoesClient({ socketFactory: socket, replyTimeoutMs: 8_000 });
+  clients.push(client);
+  const frames: ServerMessage[] = [];
+  client.onMessage((m) => frames.push(m));
+  await client.connect(system.wsUrl(g), who.token);
+  return { ...who, client, frames };
+}
+
+async function talker(g: number, name: string): Promise<Talker> {
+  return connect(g, await identity(base(g), name));
+}
+
+/** Opens a two-seat table (host on its gateway), the guest joins: the match starts. */
+async function table(host: Talker, guest: Talker, request: CreateTableRequest = {}): Promise<string> {
+  const { tableId } = await createTable(base(0), host.token, { variant: 'draw', seats: 2, ...request });
+  await host.client.join(tableId);
+  await guest.client.join(tableId);
+  await host.client.waitForView((v) => v.status === 'playing');
+  return tableId;
+}
+
+const chats = (t: Talker): ChatMessage[] => t.frames.flatMap((f) => (f.type === 'chat' ? [f.message] : []));
+const history = (t: Talker) =>
+  waitFor(() => t.frames.find((f) => f.type === 'chatHistory'), 5_000, 'the chat history');
+
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ProtocolError) return error.code;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+async function stored(tableId: string): Promise<{ version: number; log: number }> {
+  const rows = await db.query<{ version: string; log: number }>(
+    'SELECT version, (SELECT count(*)::int FROM table_actions WHERE table_id = $1) AS log FROM game_tables WHERE id = $1',
+    [tableId],
+  );
+  return { version: Number(rows.rows[0]!.version), log: rows.rows[0]!.log };
+}
+
+beforeAll(async () => {
+  system = await InProcessSystem.start('gateway_chat', {
+    gateways: 2,
+    gatewayEnv: { CHAT_RATE_MESSAGES: String(RATE), CHAT_RATE_WINDOW_MS: '60000' },
+  });
+  db = new Client({ connectionString: system.stores.databaseUrl });
+  await db.connect();
+}, 60_000);
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await db?.end();
+  await system?.stop();
+});
+
+describe('chat between the players of a table, across two gateways, beside the game', () => {
+  it('a text, a phrase and a reaction reach both players (one on each gateway), in order, as sent; HTML stays text', async () => {
+    const [host, guest] = [await talker(0, 'Hana'), await talker(1, 'Beatriz')];
+    const tableId = await table(host, guest);
+    expect((await history(guest)).type === 'chatHistory' && (await history(guest))).toMatchObject({
+      tableId,
+      enabled: true,
+      messages: [],
+    });
+    const html = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
+    await host.client.request('chat', { text: html });
+    await guest.client.request('phrase', { phrase: 'goodLuck' });
+    await host.client.request('react', { reaction: 'clap' });
+    for (const reader of [host, guest]) {
+      await waitFor(() => chats(reader).length === 3, 5_000, 'three messages');
+      expect(chats(reader).map((m) => [m.seat, m.name, m.body])).toEqual([
+        [0, 'Hana', { kind: 'text', text: html }],
+        [1, 'Beatriz', { kind: 'phrase', phrase: 'goodLuck' }],
+        [0, 'Hana', { kind: 'reaction', reaction: 'clap' }],
+      ]);
+      expect(chats(reader).every((m) => m.tableId === tableId)).toBe(true);
+    }
+    expect(chats(guest)[0]!.playerId).toBe(host.playerId);
+
+    // A reload (a new socket, on the other gateway) shows the recent chat, reactions left out.
+    const again = await connect(0, guest);
+    await again.client.join(tableId);
+    const recent = await history(again);
+    expect(recent.type === 'chatHistory' && recent.messages.map((m) => m.body)).toEqual([
+      { kind: 'text', text: html },
+      { kind: 'phrase', phrase: 'goodLuck' },
+    ]);
+  });
+
+  it("chat never changes the table's version, its stored log or its views", async () => {
+    const [host, guest] = [await talker(0, 'Cem'), await talker(1, 'Dara')];
+    const tableId = await table(host, guest);
+    await sleep(300);
+    const before = await stored(tableId);
+    const views = host.frames.filter((f) => f.type === 'view').length;
+    const synced = await host.client.sync();
+    await host.client.request('chat', { text: 'gg' });
+    await guest.client.request('phrase', { phrase: 'wellPlayed' });
+    await guest.client.request('react', { reaction: 'fire' });
+    await waitFor(() => chats(host).length === 3, 5_000, 'the messages');
+    await sleep(200);
+    expect(await stored(tableId)).toEqual(before);
+    expect((await host.client.sync()).version).toBe(synced.version);
+    expect(synced.version).toBe(before.version);
+    // The syncs' own views only (one each): chat made none.
+    expect(host.frames.filter((f) => f.type === 'view').length).toBeLessThanOrEqual(views + 2);
+    const kinds = await db.query<{ kind: string }>(
+      'SELECT DISTINCT kind FROM table_actions WHERE table_id = $1',
+      [tableId],
+    );
+    expect(kinds.rows.map((r) => r.kind)).not.toContain('chat');
+  });
+});
+
+describe('chat limits and hostile input, on real stores', () => {
+  it(`rate: ${RATE} messages per player per window on both gateways together; the next is CHAT_RATE_LIMITED and delivered to nobody`, async () => {
+    const host = await talker(0, 'Emil');
+    const guest = await talker(1, 'Farah');
+    const tableId = await table(host, guest);
+    // The host's second socket, on the other gateway, at the same seat.
+    const second = await connect(1, host);
+    await second.client.join(tableId);
+    const sockets = [host, second, host, second, host, second];
+    const outcomes: string[] = [];
+    for (const [i, s] of sockets.entries())
+      outcomes.push(
+        await s.client.request('chat', { text: `m${i}` }).then(
+          () => 'ok',
+          (e: ProtocolError) => e.code,
+        ),
+      );
+    expect(outcomes).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      'CHAT_RATE_LIMITED',
+      'CHAT_RATE_LIMITED',
+      'CHAT_RATE_LIMITED',
+    ]);
+    await waitFor(() => chats(guest).length === RATE, 5_000, 'the allowed messages');
+    await sleep(300);
+    expect(chats(guest).map((m) => m.body)).toEqual(
+      ['m0', 'm1', 'm2'].map((text) => ({ kind: 'text', text })),
+    );
+    // Phrases and reactions count too: a flood of them is refused the same way.
+    expect(await refusal(host.client.request('react', { reaction: 'thumbsUp' }))).toBe('CHAT_RATE_LIMITED');
+    // The other player has a count of their own.
+    await guest.client.request('phrase', { phrase: 'hurryUp' });
+  });
+
+  it('chat off (the host chose it): a text is CHAT_OFF and reaches nobody; phrases and reactions still work', async () => {
+    const [host, guest] = [await talker(0, 'Gita'), await talker(1, 'Hugo')];
+    const tableId = await table(host, guest, { chat: false });
+    expect(await history(guest)).toMatchObject({ tableId, enabled: false });
+    expect(await refusal(host.client.request('chat', { text: 'hello?' }))).toBe('CHAT_OFF');
+    await host.client.request('phrase', { phrase: 'hello' });
+    await guest.client.request('react', { reaction: 'heart' });
+    await waitFor(() => chats(guest).length === 2, 5_000, 'the phrase and the reaction');
+    await sleep(200);
+    expect(chats(guest).map((m) => m.body.kind)).toEqual(['phrase', 'reaction']);
+    const row = await db.query<{ chat: boolean }>('SELECT chat FROM game_tables WHERE id = $1', [tableId]);
+    expect(row.rows[0]!.chat).toBe(false);
+  });
+
+  it('not seated: a socket at no table is NOT_SEATED; a player talks only at their own table', async () => {
+    const [host, guest] = [await talker(0, 'Ines'), await talker(1, 'Jon')];
+    const tableId = await table(host, guest);
+    const [otherHost, otherGuest] = [await talker(1, 'Kai'), await talker(0, 'Lea')];
+    await table(otherHost, otherGuest);
+    const stranger = await talker(1, 'Mo');
+    expect(await refusal(stranger.client.request('chat', { text: 'hi' }))).toBe('NOT_SEATED');
+    expect(await refusal(stranger.client.request('phrase', { phrase: 'bye' }))).toBe('NOT_SEATED');
+    // The frame names no table: a seated player's message goes to their own table only.
+    stranger.client.sendRaw({ type: 'chat', id: 'x1', text: 'hi', table: tableId });
+    await waitFor(
+      () => stranger.frames.find((f) => f.type === 'error' && f.id === 'x1'),
+      3_000,
+      'the refusal',
+    );
+    await otherHost.client.request('chat', { text: 'only at our table' });
+    await waitFor(() => chats(otherGuest).length === 1, 5_000, 'the message at the other table');
+    await sleep(200);
+    expect(chats(host)).toEqual([]);
+    expect(chats(guest)).toEqual([]);
+    expect(chats(stranger)).toEqual([]);
+  });
+
+  it('hostile frames (empty, too long, control characters, not a string, unknown ids) get INVALID_MESSAGE, change nothing, reach nobody', async () => {
+    const [host, guest] = [await talker(0, 'Nia'), await talker(1, 'Omar')];
+    const tableId = await table(host, guest);
+    await sleep(300);
+    const before = await stored(tableId);
+    const bad = [
+      { type: 'chat', text: '' },
+      { type: 'chat', text: '   ' },
+      { type: 'chat', text: 'x'.repeat(201) },
+      { type: 'chat', text: 'line\nbreak' },
+      { type: 'chat', text: 'bell\u0007' },
+      { type: 'chat', text: 'rtl\u202eoverride' },
+      { type: 'chat', text: 42 },
+      { type: 'chat', text: { toString: 'x' } },
+      { type: 'chat' },
+      { type: 'phrase', phrase: 'you lose' },
+      { type: 'react', reaction: '🖕' },
+      { type: 'react', reaction: '__proto__' },
+    ];
+    for (const [i, frame] of bad.entries()) host.client.sendRaw({ ...frame, id: `bad${i}` });
+    const errors = await waitFor(
+      () => {
+        const found = host.frames.filter((f) => f.type === 'error' && f.id?.startsWith('bad'));
+        return found.length === bad.length ? found : null;
+      },
+      5_000,
+      'every refusal',
+    );
+    expect(new Set(errors.map((e) => e.type === 'error' && e.code))).toEqual(new Set(['INVALID_MESSAGE']));
+    await sleep(300);
+    expect(chats(guest)).toEqual([]);
+    expect(chats(host)).toEqual([]);
+    expect(await stored(tableId)).toEqual(before);
+    // The socket is still open and can talk.
+    await host.client.request('phrase', { phrase: 'sorry' });
+  });
+});
