@@ -1,0 +1,78 @@
+import { createPrisma, LobbyQueries, type LobbyRow, type PrismaClient } from '@dominoes/platform';
+import {
+  LOBBY_MAX_PLAYING,
+  LOBBY_MAX_WAITING,
+  LOBBY_MAX_YOURS,
+  TableStatusSchema,
+  VariantSchema,
+  type LobbyTable,
+} from '@dominoes/protocol';
+
+/** A lobby row as the lobby frame's table; a row that is not open (it changed meanwhile) is left out. */
+export function lobbyTableOf(row: LobbyRow): LobbyTable | null {
+  const status = TableStatusSchema.safeParse(row.status);
+  const variant = VariantSchema.safeParse(row.variant);
+  if (!status.success || !variant.success) return null;
+  if (status.data !== 'waiting' && status.data !== 'playing') return null;
+  const players: (string | null)[] = new Array<string | null>(row.seatCount).fill(null);
+  for (const seat of row.seats)
+    if (seat.seat >= 0 && seat.seat < players.length) players[seat.seat] = seat.name;
+  return {
+    tableId: row.id,
+    variant: variant.data,
+    seatCount: row.seatCount,
+    target: row.target,
+    oneRound: row.oneRound,
+    status: status.data,
+    players,
+    host: row.host,
+    openedAt: Math.round(row.openedAt),
+    version: row.version,
+    public: row.isPublic,
+  };
+}
+
+const tablesOf = (rows: readonly LobbyRow[]): LobbyTable[] =>
+  rows.flatMap((row) => {
+    const table = lobbyTableOf(row);
+    return table ? [table] : [];
+  });
+
+/**
+ * The gateway's reads for the lobby and quick play, through libs/platform's store (LobbyQueries), on
+ * a small read-only pool of its own: quick play holds a connection for its lock while it seats the
+ * player, and must not starve the table summaries (TableReader's pool).
+ */
+export class LobbyReader {
+  private readonly prisma: PrismaClient;
+  readonly queries: LobbyQueries;
+
+  constructor(databaseUrl: string) {
+    this.prisma = createPrisma(databaseUrl, 4, {
+      readOnly: true,
+      statementTimeoutMs: 3_000,
+      connectionTimeoutMs: 3_000,
+      idleTimeoutMs: 30_000,
+    });
+    this.queries = new LobbyQueries(this.prisma);
+  }
+
+  /** What a `lobby` frame lists: public tables (capped), their counts, and the player's own tables. */
+  async snapshot(playerId: string): Promise<{
+    tables: LobbyTable[];
+    counts: { waiting: number; playing: number };
+    yours: LobbyTable[];
+  }> {
+    const [tables, counts, yours] = await Promise.all([
+      this.queries.publicTables(LOBBY_MAX_WAITING, LOBBY_MAX_PLAYING),
+      this.queries.publicCounts(),
+      this.queries.tablesOf(playerId, LOBBY_MAX_YOURS),
+    ]);
+    return { tables: tablesOf(tables), counts, yours: tablesOf(yours) };
+  }
+
+  /** Nest calls it last on shutdown, after HTTP and the sockets closed (its own pool: not in the lifecycle's list). */
+  async onApplicationShutdown(): Promise<void> {
+    await this.prisma.$disconnect().catch(() => undefined);
+  }
+}
