@@ -26,6 +26,7 @@ import type { GatewayMetrics } from '../metrics';
 import { Connection } from './connection';
 import type { PlayerSockets } from './player-sockets';
 import type { SeatRouter } from './seat-router';
+import type { LobbyHub } from '../lobby/lobby-hub';
 import type { ChatRelay } from '../chat/chat-relay';
 import { TableWatching } from './table-watching';
 
@@ -56,6 +57,8 @@ export class SocketHub {
   /** Each player's authenticated sockets on this gateway, oldest hello first. */
   private readonly byPlayer = new Map<string, Set<Connection>>();
   private readonly heartbeat: NodeJS.Timeout;
+  /** The lobby's subscribers on this gateway (issue 12): set once at start-up (attachLobby). */
+  private lobby: LobbyHub | null = null;
   /** The sockets that watch tables (decision 0018). */
   readonly watching: TableWatching;
 
@@ -89,6 +92,11 @@ export class SocketHub {
 
   get size(): number {
     return this.connections.size;
+  }
+
+  /** Hands `lobby` frames to the lobby (the module wires it once both exist). */
+  attachLobby(lobby: LobbyHub): void {
+    this.lobby = lobby;
   }
 
   open(socket: WebSocket, request?: IncomingMessage): void {
@@ -229,6 +237,14 @@ export class SocketHub {
         return;
       case 'hello':
         this.hello(conn, message.token, now);
+        return;
+      case 'lobby':
+        if (!this.lobby) this.refuse(conn, message.id, 'UNAVAILABLE', 'This gateway has no lobby.');
+        else
+          void this.lobby.subscribe(conn, message.id, message.on).catch((error: unknown) => {
+            this.logger.error({ err: error, conn: conn.id }, 'lobby handler failed');
+            this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
+          });
         return;
       default:
         // The trace of an intent starts here; its envelope carries it on (traceparent).
@@ -569,6 +585,7 @@ export class SocketHub {
     this.unbind(conn, 'closed');
     this.chat?.unfollow(conn);
     this.watching.stop(conn);
+    this.lobby?.drop(conn);
     this.forgetSocket(conn);
     this.connections.delete(conn);
     this.metrics.openSockets.set(this.connections.size);
