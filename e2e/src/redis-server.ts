@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { freePort } from '../../libs/platform/src/free-port';
+import { TEST_REDIS_SETTINGS } from '../../libs/platform/src/test-redis-cluster';
 
 /** Where its log goes: test-artifacts/logs/<label>/redis-server.log (next to the services' logs). */
 const LOGS = resolve(__dirname, '../../test-artifacts/logs');
@@ -51,14 +52,7 @@ export class TestRedisServer {
         String(this.port),
         '--bind',
         '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--hz',
-        '100',
-        '--maxmemory-policy',
-        'noeviction',
+        ...TEST_REDIS_SETTINGS,
         '--daemonize',
         'no',
         '--dir',

@@ -111,7 +111,7 @@ describe('POST /api/tables', () => {
       connectionId: null,
       intent: { kind: 'create', config: { variant: 'partnership', target: 150 } },
     });
-    expect(sent.replyTo).toMatch(/:replies:gw-/);
+    expect(sent.replyTo).toMatch(/:\{gateway:gw-[^}]+\}:replies$/);
   });
 
   it('defaults the variant to partnership', async () => {

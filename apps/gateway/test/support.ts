@@ -95,7 +95,7 @@ export class FakeTableService {
   private readonly streams: string[];
 
   constructor(prefix: string, redisUrl = REDIS_URL, shards = SHARDS) {
-    const names = redisNames(prefix);
+    const names = redisNames(prefix, shards);
     this.streams = Array.from({ length: shards }, (_, i) => names.intentStream(i));
     this.reader = createRedis(redisUrl, 'fake-table-service');
     this.publisher = createRedis(redisUrl, 'fake-table-service-pub');
@@ -138,7 +138,7 @@ export class FakeTableService {
 
   publishSeatEvent(prefix: string, event: SeatEvent): Promise<number> {
     return this.publisher.publish(
-      redisNames(prefix).seatChannel(event.tableId, event.seat),
+      redisNames(prefix, SHARDS).seatChannel(event.tableId, event.seat),
       encodeSeatEvent(event),
     );
   }

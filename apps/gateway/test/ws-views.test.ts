@@ -13,6 +13,7 @@ import type { GatewayApp } from '../src/gateway-app';
 import {
   FakeTableService,
   RawSocket,
+  SHARDS,
   eventually,
   identity,
   sleep,
@@ -28,7 +29,7 @@ import {
  * seat's views reach exactly the sockets bound to that seat.
  */
 const prefix = uniquePrefix('gw_views');
-const names = redisNames(prefix);
+const names = redisNames(prefix, SHARDS);
 const TABLE = 'KQ7MZPR2T4VW';
 const OTHER = 'ZX2345ZX2345';
 let gateway: GatewayApp;
@@ -121,7 +122,7 @@ it('a join goes out as an envelope on the shard stream; the ack carries the vers
     tableId: TABLE,
     player: { id: players['Ana']!.playerId, name: 'Ana' },
     connectionId: expect.stringMatching(/^gw-[0-9a-f]+:\d+$/),
-    replyTo: expect.stringMatching(new RegExp(`^${prefix}:replies:gw-`)),
+    replyTo: expect.stringMatching(new RegExp(`^${prefix}:\\{gateway:gw-[^}]+\\}:replies$`)),
     sentAt: expect.any(Number),
     // REPLY_TIMEOUT_MS 2000 here: a player's intent expires 1000 ms after it was sent (issue 11).
     expiresAt: expect.any(Number),

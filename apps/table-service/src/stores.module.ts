@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createDeadlineQueue, createPrisma, createRedis } from '@dominoes/platform';
+import { createDeadlineQueues, createPrisma, createRedis } from '@dominoes/platform';
 import { redisNames } from '@dominoes/protocol';
 import type { TableServiceConfig } from './config';
 
@@ -19,10 +19,11 @@ export class StoresModule {
       // go out in one write instead of one write each (docs/performance.md).
       {
         provide: REDIS,
-        useFactory: () => createRedis(config.redisUrl, 'table-service', { enableAutoPipelining: true }),
+        useFactory: () => createRedis(config, 'table-service', { enableAutoPipelining: true }),
       },
-      { provide: REDIS_NAMES, useValue: redisNames(config.redisPrefix) },
-      { provide: DEADLINE_QUEUE, useFactory: () => createDeadlineQueue(config.redisUrl, config.redisPrefix) },
+      { provide: REDIS_NAMES, useValue: redisNames(config.redisPrefix, config.tableShards) },
+      // One BullMQ queue per shard group (DEADLINE_GROUPS).
+      { provide: DEADLINE_QUEUE, useFactory: () => createDeadlineQueues(config) },
     ];
     return { module: StoresModule, providers, exports: providers.map((p) => p.provide) };
   }

@@ -1,4 +1,4 @@
-import { createLogger, systemClock, type DeadlineQueue } from '@dominoes/platform';
+import { createLogger, systemClock, type DeadlineQueues } from '@dominoes/platform';
 import { DeadlineKeeper } from '../src/deadlines/deadline-keeper';
 import type { TableEngine } from '../src/table/table-engine';
 import type { Deadline, TableState } from '../src/table/table-state';
@@ -32,7 +32,7 @@ describe('deadline keeper: rebuilding the deadlines of a shard taken (again)', (
   } as unknown as TableStore;
   const keeper = () =>
     new RecordingKeeper(
-      {} as DeadlineQueue,
+      {} as DeadlineQueues,
       1,
       store,
       engine,

@@ -1,5 +1,6 @@
 import {
   createDeadlineQueue,
+  DeadlineQueues,
   createLogger,
   createPrisma,
   runMigrations,
@@ -39,7 +40,7 @@ describe('overdue sweep on real Postgres and Redis', () => {
     jobs: DeadlineQueue = queue,
   ) =>
     new DeadlineKeeper(
-      jobs,
+      new DeadlineQueues([jobs], SHARDS),
       SHARDS,
       new TableStore(prisma),
       onEngine,

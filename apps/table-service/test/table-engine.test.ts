@@ -1,5 +1,6 @@
 import {
   createDeadlineQueue,
+  DeadlineQueues,
   createLogger,
   createPrisma,
   createRedis,
@@ -189,7 +190,7 @@ describe('table engine on real Postgres and Redis', () => {
       const queue = createDeadlineQueue(stores.redisUrl, stores.redisPrefix);
       const fresh = engine(clock, limits);
       const keeper = new DeadlineKeeper(
-        queue,
+        new DeadlineQueues([queue], 16),
         16,
         new TableStore(prisma),
         fresh,

@@ -64,7 +64,7 @@ describe('table-service tracing: the views and the deadline an intent causes car
     subscriber.on('pmessage', (_p: string, _c: string, message: string) =>
       events.push(parseSeatEvent(message)),
     );
-    await subscriber.psubscribe(`${stores.redisPrefix}:table:TRACED:seat:*`);
+    await subscriber.psubscribe(`${stores.redisPrefix}:{shard:*}:table:TRACED:seat:*`);
   });
   afterAll(async () => {
     subscriber?.disconnect();

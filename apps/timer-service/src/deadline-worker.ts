@@ -13,9 +13,9 @@ import {
   SpanKind,
   withLinkTo,
   type Clock,
-  type DeadlineQueue,
+  type DeadlineQueues,
   type Logger,
-  type Redis,
+  type RedisClient,
   type ShardedStreamsClient,
 } from '@dominoes/platform';
 import type { TimerConfig } from './config';
@@ -42,18 +42,19 @@ export function deadlineEnvelope(
 }
 
 /**
- * The BullMQ worker of the "deadlines" queue. A due job becomes a `deadline` intent on its table's
- * shard stream (the table-service decides whether it is still current); nothing else happens here.
+ * The BullMQ workers of the "deadlines" queues, one worker per shard group's queue (DEADLINE_GROUPS),
+ * each on a connection of its own. A due job becomes a `deadline` intent on its table's shard
+ * stream (the table-service decides whether it is still current); nothing else happens here.
  */
 export class DeadlineWorker {
-  private worker: Worker<DeadlineJob> | null = null;
-  private connection: Redis | null = null;
+  private workers: Worker<DeadlineJob>[] = [];
+  private connections: RedisClient[] = [];
   private depthTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly config: TimerConfig,
     private readonly client: ShardedStreamsClient,
-    private readonly queue: DeadlineQueue,
+    private readonly queues: DeadlineQueues,
     private readonly clock: Clock,
     private readonly metrics: TimerMetrics,
     private readonly logger: Logger,
@@ -91,11 +92,19 @@ export class DeadlineWorker {
   }
 
   start(): void {
+    const names = redisNames(this.config.redisPrefix, this.config.tableShards);
+    this.queues.all.forEach((_, group) => this.startWorker(group, names.bullPrefix(group)));
+    void this.refreshDepth();
+    this.depthTimer = setInterval(() => void this.refreshDepth(), this.config.queueDepthIntervalMs);
+    this.depthTimer.unref();
+  }
+
+  private startWorker(group: number, prefix: string): void {
     // Waits out a Redis restart: BullMQ's blocking reads resume on the new connection by themselves.
-    this.connection = createRedis(this.config.redisUrl, 'timer-worker', {}, this.logger);
-    this.worker = new Worker<DeadlineJob>(DEADLINE_QUEUE, (job) => this.process(job), {
-      connection: this.connection,
-      prefix: redisNames(this.config.redisPrefix).bullPrefix,
+    const connection = createRedis(this.config, `timer-worker:${group}`, {}, this.logger);
+    const worker = new Worker<DeadlineJob>(DEADLINE_QUEUE, (job) => this.process(job), {
+      connection,
+      prefix,
       concurrency: this.config.concurrency,
       // A job takes a millisecond: a crashed worker's job is taken over by a live one within about
       // 3-5 s (the lock's 3 s, then the next stalled check), not 30 s. BullMQ is the one way a
@@ -104,16 +113,24 @@ export class DeadlineWorker {
       stalledInterval: 1_000,
       autorun: false,
     });
-    this.worker.on('failed', (job, error) =>
+    this.connections.push(connection);
+    this.workers.push(worker);
+    worker.on('failed', (job, error) =>
       this.logger.warn(
-        { jobId: job?.id, tableId: job?.data.tableId, attempts: job?.attemptsMade, err: error.message },
+        {
+          group,
+          jobId: job?.id,
+          tableId: job?.data.tableId,
+          attempts: job?.attemptsMade,
+          err: error.message,
+        },
         'deadline job failed',
       ),
     );
     // While Redis is away every reconnect attempt of both the worker's connections is an error: one
     // line per distinct message every 10 s is enough (the connection says when Redis is back).
     let last = { message: '', at: 0, repeated: 0 };
-    this.worker.on('error', (error) => {
+    worker.on('error', (error) => {
       const now = Date.now();
       if (error.message === last.message && now - last.at < 10_000) {
         last.repeated++;
@@ -121,25 +138,30 @@ export class DeadlineWorker {
       }
       const repeated = error.message === last.message ? last.repeated : 0;
       last = { message: error.message, at: now, repeated: 0 };
-      this.logger.error({ err: error.message, ...(repeated ? { repeated } : {}) }, 'deadline worker error');
+      this.logger.error(
+        { group, err: error.message, ...(repeated ? { repeated } : {}) },
+        'deadline worker error',
+      );
     });
-    void this.worker
+    void worker
       .run()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'deadline worker stopped'));
-    void this.refreshDepth();
-    this.depthTimer = setInterval(() => void this.refreshDepth(), this.config.queueDepthIntervalMs);
-    this.depthTimer.unref();
+      .catch((error: unknown) => this.logger.error({ group, err: error }, 'deadline worker stopped'));
   }
 
+  /** Every group's worker runs. */
   get running(): boolean {
-    return this.worker?.isRunning() ?? false;
+    return this.workers.length > 0 && this.workers.every((worker) => worker.isRunning());
   }
 
+  /** The jobs of every group's queue, summed by state. */
   async refreshDepth(): Promise<void> {
     try {
-      const counts = await this.queue.getJobCounts(...DEPTH_STATES);
+      const all = await Promise.all(this.queues.all.map((queue) => queue.getJobCounts(...DEPTH_STATES)));
       for (const state of DEPTH_STATES)
-        this.metrics.queueDepth.set({ queue: DEADLINE_QUEUE, state }, counts[state] ?? 0);
+        this.metrics.queueDepth.set(
+          { queue: DEADLINE_QUEUE, state },
+          all.reduce((sum, counts) => sum + (counts[state] ?? 0), 0),
+        );
     } catch (error) {
       this.logger.warn({ err: (error as Error).message }, 'queue depth not read');
     }
@@ -149,11 +171,11 @@ export class DeadlineWorker {
   async close(): Promise<void> {
     if (this.depthTimer) clearInterval(this.depthTimer);
     this.depthTimer = null;
-    await this.worker?.close();
-    await this.connection?.quit().catch(() => undefined);
-    await this.queue.close();
+    await Promise.all(this.workers.map((worker) => worker.close()));
+    await Promise.all(this.connections.map((connection) => connection.quit().catch(() => undefined)));
+    await this.queues.close();
     await this.client.close();
-    this.worker = null;
-    this.connection = null;
+    this.workers = [];
+    this.connections = [];
   }
 }

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import {
-  createDeadlineQueue,
+  createDeadlineQueues,
   factory,
   serviceModule,
   ShardedStreamsClient,
@@ -28,6 +28,7 @@ export class TimerModule {
           useFactory: () =>
             new ShardedStreamsClient({
               redisUrl: config.redisUrl,
+              redisClusterNodes: config.redisClusterNodes,
               prefix: config.redisPrefix,
               shards: config.tableShards,
               replyChannel: null,
@@ -41,7 +42,8 @@ export class TimerModule {
             new DeadlineWorker(
               config,
               client,
-              createDeadlineQueue(config.redisUrl, config.redisPrefix),
+              // Every group's queue (DEADLINE_GROUPS): each timer-service works all of them.
+              createDeadlineQueues(config),
               clock,
               metrics,
               logger,

@@ -29,7 +29,7 @@ function startWorker(onJob: (job: Job<DeadlineJob>) => Promise<void>): Worker<De
   connections.push(connection);
   const worker = new Worker<DeadlineJob>(DEADLINE_QUEUE, onJob, {
     connection,
-    prefix: redisNames(prefix).bullPrefix,
+    prefix: redisNames(prefix).bullPrefix(0),
     concurrency: 5,
   });
   workers.push(worker);

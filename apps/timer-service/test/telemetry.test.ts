@@ -9,7 +9,7 @@ import {
   traceLogFields,
   withLinkTo,
   withSpan,
-  type DeadlineQueue,
+  type DeadlineQueues,
   type ShardedStreamsClient,
 } from '@dominoes/platform';
 import { readTimerConfig } from '../src/config';
@@ -39,7 +39,7 @@ describe('timer-service tracing', () => {
     const worker = new DeadlineWorker(
       readTimerConfig({}),
       client as unknown as ShardedStreamsClient,
-      {} as DeadlineQueue,
+      {} as DeadlineQueues,
       { now: () => 1_000_500 },
       new TimerMetrics(false),
       createLogger('timer-test', 'silent'),
@@ -69,7 +69,7 @@ describe('timer-service tracing', () => {
     const worker = new DeadlineWorker(
       readTimerConfig({}),
       client as unknown as ShardedStreamsClient,
-      {} as DeadlineQueue,
+      {} as DeadlineQueues,
       { now: () => 5 },
       new TimerMetrics(false),
       createLogger('timer-test', 'silent'),

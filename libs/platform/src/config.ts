@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REDIS_PREFIX, DEFAULT_TABLE_SHARDS } from '@dominoes/protocol';
+import { DEFAULT_DEADLINE_GROUPS, DEFAULT_REDIS_PREFIX, DEFAULT_TABLE_SHARDS } from '@dominoes/protocol';
 import { RULE_DURATIONS, type Durations } from '@dominoes/rules';
 
 /**
@@ -10,8 +10,12 @@ import { RULE_DURATIONS, type Durations } from '@dominoes/rules';
 export interface BaseConfig {
   readonly databaseUrl: string;
   readonly redisUrl: string;
+  /** REDIS_CLUSTER_NODES: when it lists any node, Redis is that Redis Cluster and REDIS_URL is not used. */
+  readonly redisClusterNodes: readonly string[];
   readonly redisPrefix: string;
   readonly tableShards: number;
+  /** DEADLINE_GROUPS: how many BullMQ deadline queues the shards are spread over (shard mod groups). */
+  readonly deadlineGroups: number;
   readonly logLevel: string;
   readonly durations: Durations;
   /** How long a shutdown may take before the process exits anyway (SHUTDOWN_GRACE_MS). */
@@ -69,8 +73,10 @@ export const envList = () =>
 export const BASE_ENV = {
   DATABASE_URL: envString(DEFAULT_DATABASE_URL),
   REDIS_URL: envString(DEFAULT_REDIS_URL),
+  REDIS_CLUSTER_NODES: envList(),
   REDIS_PREFIX: envString(DEFAULT_REDIS_PREFIX),
   TABLE_SHARDS: envInt(DEFAULT_TABLE_SHARDS, 1, 1024),
+  DEADLINE_GROUPS: envInt(DEFAULT_DEADLINE_GROUPS, 1, 1024),
   LOG_LEVEL: envString('info'),
   // The rules' durations (P16 45 s, P17 5 s, P18 30 s); no table can change them.
   TURN_MS: envInt(RULE_DURATIONS.turnMs, 100, 3_600_000),
@@ -93,11 +99,22 @@ export function parseEnv<S extends z.ZodRawShape>(shape: S, env: NodeJS.ProcessE
 }
 
 function baseOf(env: BaseEnv): BaseConfig {
+  if (env.DEADLINE_GROUPS > env.TABLE_SHARDS)
+    throw new ConfigError(
+      `DEADLINE_GROUPS must be at most TABLE_SHARDS (${env.TABLE_SHARDS}); got "${env.DEADLINE_GROUPS}".`,
+    );
+  const badNode = env.REDIS_CLUSTER_NODES.find(
+    (node) => !/^(rediss?:\/\/[^/]*@?)?[^\s:/]+:\d{1,5}$/.test(node),
+  );
+  if (badNode !== undefined)
+    throw new ConfigError(`REDIS_CLUSTER_NODES must be host:port,host:port,...; got "${badNode}".`);
   return {
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    redisClusterNodes: env.REDIS_CLUSTER_NODES,
     redisPrefix: env.REDIS_PREFIX,
     tableShards: env.TABLE_SHARDS,
+    deadlineGroups: env.DEADLINE_GROUPS,
     logLevel: env.LOG_LEVEL,
     durations: { turnMs: env.TURN_MS, disconnectedTurnMs: env.DISCONNECTED_TURN_MS, breakMs: env.BREAK_MS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
-import { DEADLINE_QUEUE, redisNames, type DeadlineJob } from '@dominoes/protocol';
-import { createRedis } from './redis';
+import { DEADLINE_QUEUE, deadlineGroupOf, redisNames, shardOf, type DeadlineJob } from '@dominoes/protocol';
+import { createRedis, type RedisTarget } from './redis';
 
 /** The name every deadline job carries (BullMQ job names are free text). */
 export const DEADLINE_JOB_NAME = 'deadline';
@@ -16,11 +16,11 @@ export type DeadlineQueue = Queue<DeadlineJob, void, string>;
  * deadlines of its shards again from Postgres (DeadlineKeeper).
  * `queue.close()` also closes the connection made here.
  */
-export function createDeadlineQueue(redisUrl: string, prefix: string): DeadlineQueue {
-  const connection = createRedis(redisUrl, 'deadline-queue', { maxRetriesPerRequest: 3 });
+export function createDeadlineQueue(redis: RedisTarget, prefix: string, group = 0): DeadlineQueue {
+  const connection = createRedis(redis, `deadline-queue:${group}`, { maxRetriesPerRequest: 3 });
   const queue = new Queue<DeadlineJob, void, string>(DEADLINE_QUEUE, {
     connection,
-    prefix: redisNames(prefix).bullPrefix,
+    prefix: redisNames(prefix).bullPrefix(group),
   });
   // The connection reports losing Redis (createRedis); without a listener BullMQ would print every
   // failed reconnect attempt with its stack. A command that fails still rejects to its caller.
@@ -31,6 +31,43 @@ export function createDeadlineQueue(redisUrl: string, prefix: string): DeadlineQ
     await connection.quit().catch(() => undefined);
   };
   return queue;
+}
+
+/**
+ * The deadline queues of every shard group (DEADLINE_GROUPS): a table's deadlines go to the queue
+ * of its shard's group, each queue's keys under one hash tag (one cluster slot, so BullMQ's
+ * multi-key scripts stay on one node), and every timer-service works all of them.
+ */
+export class DeadlineQueues {
+  constructor(
+    readonly all: readonly DeadlineQueue[],
+    private readonly shards: number,
+  ) {}
+
+  /** The queue of a table's deadlines. */
+  of(tableId: string): DeadlineQueue {
+    const queue = this.all[deadlineGroupOf(shardOf(tableId, this.shards), this.all.length)];
+    if (!queue) throw new Error('No deadline queue.');
+    return queue;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all.map((queue) => queue.close()));
+  }
+}
+
+/** One queue per group, each on a connection of its own (a queue's prefix names its group). */
+export function createDeadlineQueues(
+  config: Exclude<RedisTarget, string> & {
+    readonly redisPrefix: string;
+    readonly tableShards: number;
+    readonly deadlineGroups: number;
+  },
+): DeadlineQueues {
+  const groups = Array.from({ length: config.deadlineGroups }, (_, group) =>
+    createDeadlineQueue(config, config.redisPrefix, group),
+  );
+  return new DeadlineQueues(groups, config.tableShards);
 }
 
 /**

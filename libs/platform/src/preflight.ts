@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import Redis from 'ioredis';
+import type { RedisTarget } from './redis';
 
 const redact = (url: string): string => url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:***@');
 
@@ -23,7 +24,20 @@ export async function checkPostgres(databaseUrl: string): Promise<string | null>
   }
 }
 
-export async function checkRedis(redisUrl: string): Promise<string | null> {
+/** One Redis (a URL), or a cluster: one of its listed nodes answering is enough (the client finds the rest). */
+export async function checkRedis(target: RedisTarget): Promise<string | null> {
+  const nodes = typeof target === 'string' ? [] : (target.redisClusterNodes ?? []);
+  if (nodes.length === 0) return checkOneRedis(typeof target === 'string' ? target : target.redisUrl);
+  const problems: string[] = [];
+  for (const node of nodes) {
+    const problem = await checkOneRedis(node.includes('://') ? node : `redis://${node}`);
+    if (problem === null) return null;
+    problems.push(problem);
+  }
+  return `No node of REDIS_CLUSTER_NODES answers:\n${problems.join('\n')}`;
+}
+
+async function checkOneRedis(redisUrl: string): Promise<string | null> {
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,

@@ -1,6 +1,26 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import Redis, { Cluster, type ChainableCommander, type ClusterOptions, type RedisOptions } from 'ioredis';
 
-export { Redis };
+export { Cluster, Redis };
+
+/** One Redis or a Redis Cluster: every service talks to either through the same commands. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * Where Redis is: REDIS_URL, or, when REDIS_CLUSTER_NODES lists any node (`host:port,...`, a few
+ * are enough: the client learns the others), a Redis Cluster. A service config is one; a bare URL
+ * too (the tests' one Redis).
+ */
+export type RedisTarget =
+  string | { readonly redisUrl: string; readonly redisClusterNodes?: readonly string[] | undefined };
+
+/** The options of createRedis beyond ioredis's own. */
+export interface CreateRedisOptions extends RedisOptions {
+  /**
+   * A subscriber of sharded channels (seat views, replies, control): on a cluster its SSUBSCRIBEs go
+   * to the node that holds each channel's slot (ioredis's sharded subscribers), and follow a failover.
+   */
+  readonly sharded?: boolean;
+}
 
 /** Where a connection reports that it lost Redis and got it back (a service's logger fits). */
 export interface RedisConnectionReporter {
@@ -31,18 +51,37 @@ const stderrReporter: RedisConnectionReporter = { warn: line(40), info: line(30)
  * with its stack. Instead one line says Redis is unreachable, and one that it is back.
  */
 export function createRedis(
-  url: string,
+  target: string,
   name: string,
-  options: RedisOptions = {},
+  options?: CreateRedisOptions,
+  reporter?: RedisConnectionReporter,
+): Redis;
+export function createRedis(
+  target: RedisTarget,
+  name: string,
+  options?: CreateRedisOptions,
+  reporter?: RedisConnectionReporter,
+): RedisClient;
+export function createRedis(
+  target: RedisTarget,
+  name: string,
+  options: CreateRedisOptions = {},
   reporter: RedisConnectionReporter = stderrReporter,
-): Redis {
-  const redis = new Redis(url, {
+): RedisClient {
+  const { sharded, ...redisOptions } = options;
+  const settings: RedisOptions = {
     connectionName: name,
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
     retryStrategy: (times) => Math.min(times * 100, 2000),
-    ...options,
-  });
+    ...redisOptions,
+  };
+  const nodes = typeof target === 'string' ? [] : (target.redisClusterNodes ?? []);
+  const url = typeof target === 'string' ? target : target.redisUrl;
+  const redis: RedisClient =
+    nodes.length > 0
+      ? createCluster(nodes, clusterAuth(url, settings), sharded === true)
+      : new Redis(url, settings);
   let down = false;
   redis.on('error', (error: Error) => {
     if (down) return;
@@ -55,4 +94,110 @@ export function createRedis(
     reporter.info({ redis: name }, 'redis connection back');
   });
   return redis;
+}
+
+/** `host:port` or `redis://[user:password@]host:port` of one cluster node. */
+export function clusterNode(text: string): { host: string; port: number; password?: string } {
+  const url = new URL(text.includes('://') ? text : `redis://${text}`);
+  const port = Number(url.port || 6379);
+  return {
+    host: url.hostname,
+    port,
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+  };
+}
+
+/**
+ * On a cluster REDIS_URL gives only what every node shares: its user, password and rediss:// (TLS),
+ * so that REDIS_CLUSTER_NODES can be plain `host:port` (a ConfigMap) and the password stay in the
+ * Secret that holds REDIS_URL. A password in a node's own URL wins.
+ */
+function clusterAuth(url: string, settings: RedisOptions): RedisOptions {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return settings;
+  }
+  return {
+    ...settings,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * A Redis Cluster client. A primary that dies is replaced by its replica within the cluster's
+ * node timeout plus an election (about 2-5 s with cluster-node-timeout 2000): meanwhile a command
+ * to its slots is retried, every `retryDelayOnFailover`/`retryDelayOnClusterDown` ms, up to
+ * `maxRedirections` times (about 20 s in all), and not failed at once.
+ */
+function createCluster(nodes: readonly string[], redisOptions: RedisOptions, sharded: boolean): Cluster {
+  const parsed = nodes.map(clusterNode);
+  const password = parsed.find((node) => node.password)?.password;
+  const { enableAutoPipelining, enableOfflineQueue, enableReadyCheck, ...perNode } = redisOptions;
+  const options: ClusterOptions = {
+    redisOptions: { ...perNode, ...(password ? { password } : {}) },
+    clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+    enableReadyCheck: enableReadyCheck ?? true,
+    ...(enableAutoPipelining !== undefined ? { enableAutoPipelining } : {}),
+    ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 200,
+    maxRedirections: 100,
+    slotsRefreshInterval: 2_000,
+    shardedSubscribers: sharded,
+  };
+  return new Cluster(
+    parsed.map(({ host, port }) => ({ host, port })),
+    options,
+  );
+}
+
+/** Is this a Redis Cluster client (sharded pub/sub, one command per slot) or one Redis? */
+export const onCluster = (redis: RedisClient): redis is Cluster => redis.isCluster;
+
+/**
+ * Publishes on a channel named by redisNames: SPUBLISH on a cluster (delivered by the one node
+ * that holds the channel's slot, instead of broadcast to every node), PUBLISH on one Redis.
+ * `to` is the client or a pipeline of it.
+ */
+export function publishOn(
+  to: RedisClient,
+  cluster: boolean,
+  channel: string,
+  message: string,
+): Promise<unknown>;
+export function publishOn(
+  to: ChainableCommander,
+  cluster: boolean,
+  channel: string,
+  message: string,
+): unknown;
+export function publishOn(
+  to: RedisClient | ChainableCommander,
+  cluster: boolean,
+  channel: string,
+  message: string,
+): unknown {
+  return cluster ? to.spublish(channel, message) : to.publish(channel, message);
+}
+
+/**
+ * A subscriber's three calls for the mode of its client: SSUBSCRIBE/SUNSUBSCRIBE and `smessage` on
+ * a cluster (made with `sharded: true`), SUBSCRIBE/UNSUBSCRIBE and `message` on one Redis.
+ */
+export function subscriberOf(redis: RedisClient) {
+  const cluster = onCluster(redis);
+  return {
+    cluster,
+    subscribe: (channel: string): Promise<unknown> =>
+      cluster ? redis.ssubscribe(channel) : redis.subscribe(channel),
+    unsubscribe: (channel: string): Promise<unknown> =>
+      cluster ? redis.sunsubscribe(channel) : redis.unsubscribe(channel),
+    onMessage: (listener: (channel: string, message: string) => void): void =>
+      void redis.on(cluster ? 'smessage' : 'message', listener),
+  };
 }

@@ -47,8 +47,10 @@ describe('serviceConfig: one zod schema per service, parsed once', () => {
     expect(readBaseConfig({ DATABASE_URL: 'postgresql://h/db', PORT: 'not read' })).toEqual({
       databaseUrl: 'postgresql://h/db',
       redisUrl: 'redis://127.0.0.1:6379',
+      redisClusterNodes: [],
       redisPrefix: expect.any(String),
       tableShards: 16,
+      deadlineGroups: 1,
       logLevel: 'info',
       durations: { turnMs: 45_000, disconnectedTurnMs: 5_000, breakMs: 30_000 },
       shutdownGraceMs: 10_000,

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Logger, Redis } from '@dominoes/platform';
+import type { Logger, RedisClient } from '@dominoes/platform';
 
 /** What the HTTP API limits per client address (docs/decisions/0008-http-rate-limits.md). */
 export type LimitedAction = 'identity' | 'table' | 'lookup-miss';
@@ -36,7 +36,7 @@ return 0
 `;
 
 export interface RateLimiterOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The config's redisPrefix: keys are `<prefix>:ratelimit:<action>:<address>`. */
   readonly prefix: string;
   readonly limits: Readonly<Record<LimitedAction, WindowLimit>>;

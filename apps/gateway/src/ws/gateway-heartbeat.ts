@@ -1,11 +1,11 @@
-import type { Logger, Redis } from '@dominoes/platform';
+import type { Logger, RedisClient } from '@dominoes/platform';
 
 /** Deletes the key only while it still holds this gateway's epoch (not a successor's under the same id). */
 const DELETE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
 
 export interface GatewayHeartbeatOptions {
   /** A connection of its own; the heartbeat closes it on stop(). */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** `names.gatewayAlive(gatewayId)`. */
   readonly key: string;
   /** The gateway's boot epoch (SocketHub.epoch): every connection id it makes has a larger number. */

@@ -1,5 +1,5 @@
 import { GatewayControlSchema, type GatewayControl, type RedisNames } from '@dominoes/protocol';
-import type { Logger, Redis } from '@dominoes/platform';
+import { onCluster, publishOn, type Logger, type RedisClient } from '@dominoes/platform';
 import type { SeatRouter } from './seat-router';
 
 /** A player's socket list lives this long after its last hello (it is refreshed at every hello). */
@@ -16,7 +16,7 @@ export class PlayerSockets {
   private readonly control: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly router: SeatRouter,
     private readonly names: RedisNames,
     private readonly gatewayId: string,
@@ -60,14 +60,17 @@ export class PlayerSockets {
   /** Takes the ids off the list, and tells the other gateways to close theirs. */
   async evict(playerId: string, connectionIds: readonly string[]): Promise<void> {
     if (connectionIds.length === 0) return;
-    const pipeline = this.redis.pipeline().zrem(this.names.playerSockets(playerId), ...connectionIds);
+    // Commands of their own, not one pipeline: on a cluster the list (the player's tag) and each
+    // control channel (its gateway's) are on different slots. They still go out back to back.
+    const cluster = onCluster(this.redis);
+    const sent: Promise<unknown>[] = [this.redis.zrem(this.names.playerSockets(playerId), ...connectionIds)];
     for (const connectionId of connectionIds) {
       const gateway = connectionId.slice(0, connectionId.lastIndexOf(':'));
       if (gateway === this.gatewayId) continue;
       const message: GatewayControl = { kind: 'too-many-sockets', connectionId, max: this.max };
-      pipeline.publish(this.names.gatewayControl(gateway), JSON.stringify(message));
+      sent.push(publishOn(this.redis, cluster, this.names.gatewayControl(gateway), JSON.stringify(message)));
     }
-    await pipeline.exec();
+    await Promise.all(sent);
   }
 
   async removed(playerId: string, connectionId: string): Promise<void> {

@@ -4,7 +4,14 @@ import {
   type RedisNames,
   type SeatEventHeader,
 } from '@dominoes/protocol';
-import { SpanKind, withRemoteParent, type Clock, type Logger, type Redis } from '@dominoes/platform';
+import {
+  SpanKind,
+  subscriberOf,
+  withRemoteParent,
+  type Clock,
+  type Logger,
+  type RedisClient,
+} from '@dominoes/platform';
 import type { GatewayMetrics } from '../metrics';
 import type { Connection } from './connection';
 
@@ -12,22 +19,25 @@ import type { Connection } from './connection';
  * Routes each seat's views to the sockets bound to that seat, and to no other socket.
  *
  * The gateway holds ONE Redis subscriber connection. It is subscribed to a seat channel while at
- * least one local socket is bound to that seat, and unsubscribes when the last one goes.
+ * least one local socket is bound to that seat, and unsubscribes when the last one goes. On a
+ * cluster the subscriptions are sharded (SSUBSCRIBE, to the node of each channel's slot).
  */
 export class SeatRouter {
   private readonly bound = new Map<string, Set<Connection>>();
   private readonly subscribed = new Map<string, Promise<unknown>>();
   /** Channels that are not seats (a gateway's control channel), each with its handler. */
   private readonly listeners = new Map<string, (message: string) => void>();
+  private readonly channelsOf: ReturnType<typeof subscriberOf>;
 
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     private readonly names: RedisNames,
     private readonly clock: Clock,
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
   ) {
-    subscriber.on('message', (channel: string, message: string) => {
+    this.channelsOf = subscriberOf(subscriber);
+    this.channelsOf.onMessage((channel: string, message: string) => {
       try {
         const listener = this.listeners.get(channel);
         if (listener) listener(message);
@@ -56,7 +66,7 @@ export class SeatRouter {
     if (!set) {
       set = new Set();
       this.bound.set(channel, set);
-      this.subscribed.set(channel, this.subscriber.subscribe(channel));
+      this.subscribed.set(channel, this.channelsOf.subscribe(channel));
     }
     set.add(conn);
     await this.subscribed.get(channel);
@@ -65,13 +75,13 @@ export class SeatRouter {
   /** Sends every message of a channel that is not a seat's to `listener`. */
   async listen(channel: string, listener: (message: string) => void): Promise<void> {
     this.listeners.set(channel, listener);
-    await this.subscriber.subscribe(channel);
+    await this.channelsOf.subscribe(channel);
   }
 
   /** Stops a `listen`. */
   unlisten(channel: string): void {
     if (!this.listeners.delete(channel)) return;
-    this.subscriber
+    this.channelsOf
       .unsubscribe(channel)
       .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
   }
@@ -82,7 +92,7 @@ export class SeatRouter {
     if (set.size > 0) return;
     this.bound.delete(channel);
     this.subscribed.delete(channel);
-    this.subscriber
+    this.channelsOf
       .unsubscribe(channel)
       .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
   }

@@ -1,4 +1,4 @@
-import { upsertDeadline, type Clock, type DeadlineQueue, type Logger } from '@dominoes/platform';
+import { upsertDeadline, type Clock, type DeadlineQueues, type Logger } from '@dominoes/platform';
 import type { DeadlineScheduler, TableEngine } from '../table/table-engine';
 import type { TableStore } from '../table/table-store';
 import type { Deadline } from '../table/table-state';
@@ -25,7 +25,8 @@ export class DeadlineKeeper implements DeadlineScheduler {
   private sweeping = false;
 
   constructor(
-    private readonly queue: DeadlineQueue,
+    /** The deadline queue of each shard group (a table's is `queues.of(tableId)`). */
+    private readonly queues: DeadlineQueues,
     private readonly shards: number,
     private readonly store: TableStore,
     private readonly engine: TableEngine,
@@ -39,7 +40,7 @@ export class DeadlineKeeper implements DeadlineScheduler {
 
   async schedule(tableId: string, deadline: Deadline, traceparent?: string): Promise<void> {
     const job = { tableId, key: deadline.key, dueAt: deadline.at, ...(traceparent ? { traceparent } : {}) };
-    await upsertDeadline(this.queue, job, deadline.at - this.clock.now());
+    await upsertDeadline(this.queues.of(tableId), job, deadline.at - this.clock.now());
   }
 
   /** Shards taken at about the same time are rebuilt with one query. */

@@ -1,4 +1,4 @@
-import type { Clock, Logger, Redis } from '@dominoes/platform';
+import type { Clock, Logger, RedisClient } from '@dominoes/platform';
 import {
   intentIds,
   parseConnectionId,
@@ -16,7 +16,7 @@ export interface SweptEngine {
 
 export interface StaleConnectionOptions {
   readonly engine: SweptEngine;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly names: RedisNames;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -119,7 +119,9 @@ export class StaleConnectionSweeper {
     if (byGateway.size === 0) return 0;
 
     const gateways = [...byGateway.keys()];
-    const epochs = await redis.mget(...gateways.map((id) => names.gatewayAlive(id)));
+    // One GET per gateway, not an MGET: each heartbeat has its gateway's hash tag, so on a cluster
+    // they are on different slots (auto-pipelining sends them in one write on one Redis).
+    const epochs = await Promise.all(gateways.map((id) => redis.get(names.gatewayAlive(id))));
     if (this.stopped) return 0;
     const now = clock.now();
     const stale: { connection: SeatConnection; gatewayId: string; reason: Reason }[] = [];

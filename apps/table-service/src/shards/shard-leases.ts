@@ -1,4 +1,4 @@
-import type { Logger, Redis } from '@dominoes/platform';
+import type { Logger, RedisClient } from '@dominoes/platform';
 import type { RedisNames } from '@dominoes/protocol';
 
 /** Renews a lease only while this replica still holds it. */
@@ -46,7 +46,7 @@ export class ShardLeases {
   };
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly names: RedisNames,
     private readonly shards: number,
     readonly replicaId: string,

@@ -1,19 +1,23 @@
-import type { Redis } from '@dominoes/platform';
+import { onCluster, publishOn, type RedisClient } from '@dominoes/platform';
 import { encodeSeatEvent, type RedisNames, type SeatEvent } from '@dominoes/protocol';
 import type { SeatPublisher } from './table-ports';
 
-/** Publishes each seat's view on its Redis channel (names.seatChannel), all of them in one pipeline. */
+/**
+ * Publishes each seat's view on its Redis channel (names.seatChannel), all of them in one pipeline:
+ * a table's channels share its shard's hash tag, so on a cluster they are one node's (SPUBLISH).
+ */
 export class RedisSeatPublisher implements SeatPublisher {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly names: RedisNames,
   ) {}
 
   async publish(events: readonly SeatEvent[]): Promise<void> {
     if (events.length === 0) return;
     const pipeline = this.redis.pipeline();
+    const cluster = onCluster(this.redis);
     for (const event of events)
-      pipeline.publish(this.names.seatChannel(event.tableId, event.seat), encodeSeatEvent(event));
+      publishOn(pipeline, cluster, this.names.seatChannel(event.tableId, event.seat), encodeSeatEvent(event));
     await pipeline.exec();
   }
 }

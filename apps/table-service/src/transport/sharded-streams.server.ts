@@ -1,6 +1,13 @@
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { SpanKind, withRemoteParent, type Logger, type Redis } from '@dominoes/platform';
+import {
+  onCluster,
+  publishOn,
+  SpanKind,
+  withRemoteParent,
+  type Logger,
+  type RedisClient,
+} from '@dominoes/platform';
 import {
   INTENT_FIELD,
   INTENT_GROUP,
@@ -14,7 +21,7 @@ import {
 import { ShardLeases, type LeaseTiming } from '../shards/shard-leases';
 
 export interface ShardedStreamsOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly names: RedisNames;
   readonly shards: number;
   readonly replicaId: string;
@@ -167,13 +174,18 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
   }
 
   /** XGROUP CREATE from the stream's start, making the stream if needed; an existing group is kept. */
-  private async ensureGroup(reader: Redis, stream: string): Promise<void> {
+  private async ensureGroup(reader: RedisClient, stream: string): Promise<void> {
     await reader.xgroup('CREATE', stream, INTENT_GROUP, '0', 'MKSTREAM').catch((error: Error) => {
       if (!error.message.includes('BUSYGROUP')) throw error;
     });
   }
 
-  private async claimPending(reader: Redis, stream: string, shard: number, minIdleMs: number): Promise<void> {
+  private async claimPending(
+    reader: RedisClient,
+    stream: string,
+    shard: number,
+    minIdleMs: number,
+  ): Promise<void> {
     let cursor = '0-0';
     do {
       const [next, entries] = (await reader.xautoclaim(
@@ -278,6 +290,14 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
         code: 'INTERNAL',
         message: 'The table could not apply this.',
       };
+    }
+    // On a cluster the reply channel (the gateway's tag) and the stream (the shard's) are on
+    // different slots, so no pipeline: the reply, and once it is out, the ack (a reply that could
+    // not be published leaves the intent pending, to be read and answered again).
+    if (onCluster(redis)) {
+      if (envelope.replyTo) await publishOn(redis, true, envelope.replyTo, JSON.stringify(reply));
+      await redis.xack(stream, INTENT_GROUP, id);
+      return;
     }
     // The reply, then the ack, in one round trip. On the main connection: `reader` may be blocked
     // in the shard's next XREADGROUP by now.

@@ -119,7 +119,7 @@ export function runService<C extends BaseConfig, S extends RunningService>(main:
     if (telemetryStatus().mode !== 'off') logger.info({ tracing: telemetryStatus() }, 'tracing on');
     const checks = {
       postgres: () => checkPostgres(config.databaseUrl),
-      redis: () => checkRedis(config.redisUrl),
+      redis: () => checkRedis(config),
     };
     const problems = (await Promise.all(main.needs.map((store) => checks[store]()))).filter(Boolean);
     if (problems.length > 0) {

@@ -11,8 +11,7 @@ import {
   type IntentReply,
 } from '@dominoes/protocol';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
-import type Redis from 'ioredis';
-import { createRedis } from '../redis';
+import { createRedis, subscriberOf, type RedisClient } from '../redis';
 
 export const DEFAULT_REPLY_TIMEOUT_MS = 10_000;
 /** A writer command (XADD, PING) that Redis has not answered in this long fails (ioredis commandTimeout). */
@@ -24,6 +23,8 @@ export const EXPIRY_MARGIN_MS = 1_000;
 
 export interface ShardedStreamsClientOptions {
   readonly redisUrl: string;
+  /** REDIS_CLUSTER_NODES: when any, a Redis Cluster instead of redisUrl (createRedis). */
+  readonly redisClusterNodes?: readonly string[];
   /** REDIS_PREFIX: stream names come from `redisNames(prefix)`. */
   readonly prefix: string;
   /** TABLE_SHARDS: a table's intents go to stream `shardOf(tableId, shards)`. */
@@ -110,8 +111,8 @@ type Callback = (packet: WritePacket) => void;
  * in flight: replies are matched to their callers by `intentId`.
  */
 export class ShardedStreamsClient extends ClientProxy {
-  private writer: Redis | null = null;
-  private subscriber: Redis | null = null;
+  private writer: RedisClient | null = null;
+  private subscriber: RedisClient | null = null;
   /**
    * Resolved while the reply channel is subscribed; a pending promise while the subscriber
    * reconnects (after Redis went away, and came back perhaps empty): a `send` waits for it before
@@ -135,7 +136,7 @@ export class ShardedStreamsClient extends ClientProxy {
 
   constructor(private readonly options: ShardedStreamsClientOptions) {
     super();
-    this.names = redisNames(options.prefix);
+    this.names = redisNames(options.prefix, options.shards);
     this.replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     this.maxLen = options.maxLen ?? INTENT_STREAM_MAXLEN;
     this.stallMs = options.stallMs ?? DEFAULT_STALL_MS;
@@ -207,7 +208,7 @@ export class ShardedStreamsClient extends ClientProxy {
     // A writer fails a command after one reconnect attempt instead of queueing it forever: the
     // caller then answers UNAVAILABLE (gateway) or lets BullMQ retry the job (timer-service).
     // A command Redis does not answer in time fails too (a frozen Redis keeps the connection open).
-    const writer = createRedis(this.options.redisUrl, `${name}:writer`, {
+    const writer = createRedis(this.options, `${name}:writer`, {
       maxRetriesPerRequest: 1,
       commandTimeout: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     });
@@ -217,13 +218,18 @@ export class ShardedStreamsClient extends ClientProxy {
     if (replyChannel) {
       // Subscribed here on every (re)connect, rather than by ioredis's own resubscription, so that
       // this client knows when replies can reach it again.
-      const subscriber = createRedis(this.options.redisUrl, `${name}:replies`, { autoResubscribe: false });
+      // On a cluster a sharded channel (SSUBSCRIBE on the node of the gateway's tag).
+      const subscriber = createRedis(this.options, `${name}:replies`, {
+        autoResubscribe: false,
+        sharded: true,
+      });
+      const channels = subscriberOf(subscriber);
       this.subscriber = subscriber;
       this.repliesPending();
-      subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
+      channels.onMessage((_channel: string, message: string) => this.onReply(message));
       subscriber.on('close', () => this.repliesPending());
       const subscribe = (): Promise<void> =>
-        subscriber.subscribe(replyChannel).then(() => {
+        channels.subscribe(replyChannel).then(() => {
           if (this.subscriber === subscriber) this.markRepliesReady?.();
         });
       let first = true;
