@@ -1,33 +1,28 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from "@nestjs/common";
 import {
   createRedis,
   factory,
   serviceModule,
   ShardedStreamsClient,
   type ModuleDeps,
-} from '@dominoes/platform';
-import { redisNames } from '@dominoes/protocol';
-import type { GatewayConfig } from './config';
-import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
-import { ChatRate } from './chat/chat-rate';
-import { ChatRelay } from './chat/chat-relay';
-import { RateLimiter } from './edge/rate-limiter';
-import { ApiController } from './http/api.controller';
-import { WebController } from './http/health.controller';
-import { HistoryController } from './http/history.controller';
-import { HttpLimits } from './http/http-limits';
-import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
-import { GatewayMetrics } from './metrics';
-import { MatchHistory } from './tables/match-history';
-import { TableReader } from './tables/table-reader';
-import { LobbyHub } from './lobby/lobby-hub';
-import { LobbyReader } from './lobby/lobby-reader';
-import { QuickPlay } from './lobby/quick-play';
-import { GatewayHeartbeat } from './ws/gateway-heartbeat';
-import { SeatRouter } from './ws/seat-router';
-import { PlayerSockets } from './ws/player-sockets';
-import { SocketHub } from './ws/socket-hub';
-import { SocketsGateway } from './ws/sockets.gateway';
+} from "@dominoes/platform";
+import { redisNames } from "@dominoes/protocol";
+import type { GatewayConfig } from "./config";
+import { CLOCK, GATEWAY_CONFIG, LOGGER } from "./di";
+import { RateLimiter } from "./edge/rate-limiter";
+import { ApiController } from "./http/api.controller";
+import { WebController } from "./http/health.controller";
+import { HistoryController } from "./http/history.controller";
+import { HttpLimits } from "./http/http-limits";
+import { INTENTS_CLIENT, IntentService } from "./intents/intent.service";
+import { GatewayMetrics } from "./metrics";
+import { MatchHistory } from "./tables/match-history";
+import { TableReader } from "./tables/table-reader";
+import { GatewayHeartbeat } from "./ws/gateway-heartbeat";
+import { SeatRouter } from "./ws/seat-router";
+import { PlayerSockets } from "./ws/player-sockets";
+import { SocketHub } from "./ws/socket-hub";
+import { SocketsGateway } from "./ws/sockets.gateway";
 
 export type GatewayDeps = ModuleDeps<GatewayConfig, GatewayMetrics>;
 
@@ -35,7 +30,7 @@ export type GatewayDeps = ModuleDeps<GatewayConfig, GatewayMetrics>;
 export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     const { config } = deps;
-    const names = redisNames(config.redisPrefix);
+    const names = redisNames(config.redisPrefix, config.tableShards);
     return serviceModule(GatewayModule, {
       controllers: [ApiController, HistoryController, WebController],
       providers: [
@@ -49,6 +44,7 @@ export class GatewayModule {
           useFactory: () =>
             new ShardedStreamsClient({
               redisUrl: config.redisUrl,
+              redisClusterNodes: config.redisClusterNodes,
               prefix: config.redisPrefix,
               shards: config.tableShards,
               replyChannel: names.replyChannel(config.gatewayId),
@@ -58,24 +54,6 @@ export class GatewayModule {
             }),
         },
         IntentService,
-        { provide: LobbyReader, useFactory: () => new LobbyReader(config.databaseUrl) },
-        {
-          // Listens on the lobby channel before the port opens, and takes the sockets' lobby frames.
-          provide: LobbyHub,
-          inject: [SeatRouter, LobbyReader, SocketHub],
-          useFactory: async (router: SeatRouter, reader: LobbyReader, hub: SocketHub) => {
-            const lobby = new LobbyHub(router, names, reader, deps.clock, deps.logger);
-            await lobby.start();
-            hub.attachLobby(lobby);
-            return lobby;
-          },
-        },
-        {
-          provide: QuickPlay,
-          inject: [IntentService, LobbyReader],
-          useFactory: (intents: IntentService, reader: LobbyReader) =>
-            new QuickPlay(intents, reader, deps.clock, deps.logger),
-        },
         {
           provide: TableReader,
           useFactory: () => new TableReader(config.databaseUrl),
@@ -93,10 +71,14 @@ export class GatewayModule {
           useFactory: () =>
             new HttpLimits(
               new RateLimiter({
-                redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:limits`, {
-                  maxRetriesPerRequest: 1,
-                  enableOfflineQueue: false,
-                }),
+                redis: createRedis(
+                  config,
+                  `gateway:${config.gatewayId}:limits`,
+                  {
+                    maxRetriesPerRequest: 1,
+                    enableOfflineQueue: false,
+                  },
+                ),
                 prefix: config.redisPrefix,
                 limits: config.httpLimits,
                 logger: deps.logger,
@@ -109,7 +91,9 @@ export class GatewayModule {
           provide: SeatRouter,
           useFactory: () =>
             new SeatRouter(
-              createRedis(config.redisUrl, `gateway:${config.gatewayId}:views`),
+              createRedis(config, `gateway:${config.gatewayId}:views`, {
+                sharded: true,
+              }),
               names,
               deps.clock,
               deps.metrics,
@@ -117,29 +101,12 @@ export class GatewayModule {
             ),
         },
         {
-          // The tables' chat (decision 0020): beside the game, never through the table-service.
-          provide: ChatRelay,
-          inject: [TableReader],
-          useFactory: (tables: TableReader) => {
-            const redis = createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat`);
-            return new ChatRelay({
-              redis,
-              subscriber: createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat-sub`),
-              names,
-              rate: new ChatRate(redis, names, config.chatRate),
-              chatEnabled: (tableId) => tables.chatEnabled(tableId),
-              clock: deps.clock,
-              logger: deps.logger,
-            });
-          },
-        },
-        {
           provide: SocketHub,
-          inject: [IntentService, SeatRouter, ChatRelay],
-          useFactory: async (intents: IntentService, router: SeatRouter, chat: ChatRelay) => {
+          inject: [IntentService, SeatRouter],
+          useFactory: async (intents: IntentService, router: SeatRouter) => {
             // WS_MAX_SOCKETS_PER_PLAYER counts the player's sockets on every gateway, in Redis.
             const everywhere = new PlayerSockets(
-              createRedis(config.redisUrl, `gateway:${config.gatewayId}:sockets`),
+              createRedis(config, `gateway:${config.gatewayId}:sockets`),
               router,
               names,
               config.gatewayId,
@@ -154,9 +121,10 @@ export class GatewayModule {
               deps.metrics,
               deps.logger,
               everywhere,
-              chat,
             );
-            await everywhere.start((connectionId) => hub.evictSocket(connectionId));
+            await everywhere.start((connectionId) =>
+              hub.evictSocket(connectionId),
+            );
             return hub;
           },
         },
@@ -167,9 +135,13 @@ export class GatewayModule {
           inject: [SocketHub],
           useFactory: (hub: SocketHub) =>
             new GatewayHeartbeat({
-              redis: createRedis(config.redisUrl, `gateway:${config.gatewayId}:heartbeat`, {
-                maxRetriesPerRequest: 1,
-              }),
+              redis: createRedis(
+                config,
+                `gateway:${config.gatewayId}:heartbeat`,
+                {
+                  maxRetriesPerRequest: 1,
+                },
+              ),
               key: names.gatewayAlive(config.gatewayId),
               epoch: hub.epoch,
               intervalMs: config.heartbeatMs,
@@ -179,12 +151,22 @@ export class GatewayModule {
         },
       ],
       // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
-      readiness: factory([IntentService, TableReader], (intents: IntentService, tables: TableReader) => [
-        { name: 'redis', probe: () => intents.ping() },
-        { name: 'postgres', probe: () => tables.ping() },
-      ]),
+      readiness: factory(
+        [IntentService, TableReader],
+        (intents: IntentService, tables: TableReader) => [
+          { name: "redis", probe: () => intents.ping() },
+          { name: "postgres", probe: () => tables.ping() },
+        ],
+      ),
       lifecycle: factory(
-        [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat, ChatRelay],
+        [
+          IntentService,
+          SeatRouter,
+          TableReader,
+          HttpLimits,
+          SocketHub,
+          GatewayHeartbeat,
+        ],
         (
           intents: IntentService,
           router: SeatRouter,
@@ -192,7 +174,6 @@ export class GatewayModule {
           limits: HttpLimits,
           hub: SocketHub,
           heartbeat: GatewayHeartbeat,
-          chat: ChatRelay,
         ) => ({
           // The reply channel is subscribed before the first intent can be sent.
           connect: [() => Promise.all([intents.connect(), limits.ready()])],
@@ -202,8 +183,13 @@ export class GatewayModule {
           stop: [() => hub.drain(), () => heartbeat.stop()],
           close: [
             () =>
-              Promise.all([intents.close(), router.close(), tables.close(), limits.close(), chat.close()]),
-            () => deps.logger.debug('gateway connections closed'),
+              Promise.all([
+                intents.close(),
+                router.close(),
+                tables.close(),
+                limits.close(),
+              ]),
+            () => deps.logger.debug("gateway connections closed"),
           ],
         }),
       ),
