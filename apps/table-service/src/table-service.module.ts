@@ -1,39 +1,58 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from "@nestjs/common";
 import {
   factory,
   serviceModule,
   upsertDeadline,
+  onCluster,
+  publishOn,
   type ModuleDeps,
   type Clock,
-  type DeadlineQueue,
+  type DeadlineQueues,
   type PrismaClient,
-  type Redis,
-} from '@dominoes/platform';
-import type { RedisNames } from '@dominoes/protocol';
-import { IntentsController } from './app.controllers';
-import type { TableServiceConfig } from './config';
-import { DeadlineKeeper } from './deadlines/deadline-keeper';
-import { TableServiceMetrics } from './metrics';
-import { StaleConnectionSweeper } from './presence/stale-connections';
-import { Archiver } from './retention/archiver';
-import { OwnedShards } from './shards/owned-shards';
-import { DEADLINE_QUEUE, PRISMA, REDIS, REDIS_NAMES, StoresModule } from './stores.module';
-import { TableEngine, type DeadlineScheduler } from './table/table-engine';
-import { RedisSeatPublisher } from './table/seat-publisher';
-import { RedisLobbyPublisher } from './table/lobby-feed';
-import { TableSpectators } from './spectators/table-spectators';
-import { TableWatchers } from './spectators/table-watchers';
-import { StaleWatcherSweeper } from './spectators/stale-watchers';
-import { TableStore } from './table/table-store';
-import { ShardedStreamsServer } from './transport/sharded-streams.server';
+  type RedisClient,
+} from "@dominoes/platform";
+import type { RedisNames } from "@dominoes/protocol";
+import { IntentsController } from "./app.controllers";
+import type { TableServiceConfig } from "./config";
+import { DeadlineKeeper } from "./deadlines/deadline-keeper";
+import { TableServiceMetrics } from "./metrics";
+import { StaleConnectionSweeper } from "./presence/stale-connections";
+import { Archiver } from "./retention/archiver";
+import { OwnedShards } from "./shards/owned-shards";
+import {
+  DEADLINE_QUEUE,
+  PRISMA,
+  REDIS,
+  REDIS_NAMES,
+  StoresModule,
+} from "./stores.module";
+import { TableEngine, type DeadlineScheduler } from "./table/table-engine";
+import { RedisSeatPublisher } from "./table/seat-publisher";
+import { RedisLobbyPublisher } from "./table/lobby-feed";
+import { TableSpectators } from "./spectators/table-spectators";
+import { TableWatchers } from "./spectators/table-watchers";
+import { StaleWatcherSweeper } from "./spectators/stale-watchers";
+import { TableStore } from "./table/table-store";
+import { ShardedStreamsServer } from "./transport/sharded-streams.server";
 
-export type TableServiceDeps = ModuleDeps<TableServiceConfig, TableServiceMetrics>;
+export type TableServiceDeps = ModuleDeps<
+  TableServiceConfig,
+  TableServiceMetrics
+>;
 
 /** The engine sets each table's one deadline job (the keeper sets them again when a shard is taken). */
-const deadlineJobs = (queue: DeadlineQueue, clock: Clock): DeadlineScheduler => ({
+const deadlineJobs = (
+  queues: DeadlineQueues,
+  clock: Clock,
+): DeadlineScheduler => ({
   schedule: async (tableId, deadline, traceparent) => {
-    const job = { tableId, key: deadline.key, dueAt: deadline.at, ...(traceparent ? { traceparent } : {}) };
-    await upsertDeadline(queue, job, deadline.at - clock.now());
+    const job = {
+      tableId,
+      key: deadline.key,
+      dueAt: deadline.at,
+      ...(traceparent ? { traceparent } : {}),
+    };
+    await upsertDeadline(queues.of(tableId), job, deadline.at - clock.now());
   },
 });
 
@@ -61,10 +80,11 @@ export class TableServiceModule {
         {
           provide: TableSpectators,
           inject: [REDIS, REDIS_NAMES],
-          useFactory: (redis: Redis, names: RedisNames) =>
+          useFactory: (redis: RedisClient, names: RedisNames) =>
             new TableSpectators(
               new TableWatchers(redis, names, shards),
-              (channel, message) => redis.publish(channel, message),
+              (channel, message) =>
+                publishOn(redis, onCluster(redis), channel, message),
               names,
               new RedisSeatPublisher(redis, names),
               logger,
@@ -72,12 +92,18 @@ export class TableServiceModule {
         },
         {
           provide: TableEngine,
-          inject: [TableStore, REDIS, REDIS_NAMES, DEADLINE_QUEUE, TableSpectators],
+          inject: [
+            TableStore,
+            REDIS,
+            REDIS_NAMES,
+            DEADLINE_QUEUE,
+            TableSpectators,
+          ],
           useFactory: (
             store: TableStore,
-            redis: Redis,
+            redis: RedisClient,
             names: RedisNames,
-            queue: DeadlineQueue,
+            queue: DeadlineQueues,
             spectators: TableSpectators,
           ) => {
             const engine = new TableEngine({
@@ -99,16 +125,35 @@ export class TableServiceModule {
         {
           provide: DeadlineKeeper,
           inject: [DEADLINE_QUEUE, TableStore, TableEngine, OwnedShards],
-          useFactory: (queue: DeadlineQueue, store: TableStore, engine: TableEngine, owned: OwnedShards) =>
-            new DeadlineKeeper(queue, shards, store, engine, clock, logger, config.overdueGraceMs, (id) =>
-              owned.owns(id),
+          useFactory: (
+            queue: DeadlineQueues,
+            store: TableStore,
+            engine: TableEngine,
+            owned: OwnedShards,
+          ) =>
+            new DeadlineKeeper(
+              queue,
+              shards,
+              store,
+              engine,
+              clock,
+              logger,
+              config.overdueGraceMs,
+              (id) => owned.owns(id),
             ),
         },
         {
           provide: ShardedStreamsServer,
-          inject: [REDIS, REDIS_NAMES, DeadlineKeeper, TableEngine, OwnedShards, TableSpectators],
+          inject: [
+            REDIS,
+            REDIS_NAMES,
+            DeadlineKeeper,
+            TableEngine,
+            OwnedShards,
+            TableSpectators,
+          ],
           useFactory: (
-            redis: Redis,
+            redis: RedisClient,
             names: RedisNames,
             keeper: DeadlineKeeper,
             engine: TableEngine,
@@ -127,7 +172,10 @@ export class TableServiceModule {
                 spectators.registry
                   .shardAcquired(shard)
                   .catch((error: unknown) =>
-                    logger.warn({ err: error, shard }, 'the watchers of a shard were not read back'),
+                    logger.warn(
+                      { err: error, shard },
+                      "the watchers of a shard were not read back",
+                    ),
                   );
               },
               onShardLost: (shard) => {
@@ -153,7 +201,12 @@ export class TableServiceModule {
         {
           provide: StaleConnectionSweeper,
           inject: [TableEngine, REDIS, REDIS_NAMES, OwnedShards],
-          useFactory: (engine: TableEngine, redis: Redis, names: RedisNames, owned: OwnedShards) =>
+          useFactory: (
+            engine: TableEngine,
+            redis: RedisClient,
+            names: RedisNames,
+            owned: OwnedShards,
+          ) =>
             new StaleConnectionSweeper({
               engine,
               redis,
@@ -168,7 +221,11 @@ export class TableServiceModule {
         {
           provide: StaleWatcherSweeper,
           inject: [TableSpectators, REDIS, REDIS_NAMES],
-          useFactory: (spectators: TableSpectators, redis: Redis, names: RedisNames) =>
+          useFactory: (
+            spectators: TableSpectators,
+            redis: RedisClient,
+            names: RedisNames,
+          ) =>
             new StaleWatcherSweeper({
               spectators,
               redis,
@@ -181,10 +238,21 @@ export class TableServiceModule {
         },
       ],
       // Ready only while Postgres and Redis both answer (within 2 s each).
-      readiness: factory([PRISMA, REDIS], (prisma: PrismaClient, redis: Redis) => [
-        { name: 'postgres', probe: () => prisma.$queryRawUnsafe('select 1').then(() => true), up: 'up' },
-        { name: 'redis', probe: () => redis.ping().then(() => true), up: 'up' },
-      ]),
+      readiness: factory(
+        [PRISMA, REDIS],
+        (prisma: PrismaClient, redis: RedisClient) => [
+          {
+            name: "postgres",
+            probe: () => prisma.$queryRawUnsafe("select 1").then(() => true),
+            up: "up",
+          },
+          {
+            name: "redis",
+            probe: () => redis.ping().then(() => true),
+            up: "up",
+          },
+        ],
+      ),
       // Shutdown: the sweeps stop, then HTTP and the transport close (the intents in hand finish,
       // the shards are given back), then the queue, Postgres and Redis.
       lifecycle: factory(
@@ -206,9 +274,9 @@ export class TableServiceModule {
           archiver: Archiver,
           engine: TableEngine,
           owned: OwnedShards,
-          queue: DeadlineQueue,
+          queue: DeadlineQueues,
           prisma: PrismaClient,
-          redis: Redis,
+          redis: RedisClient,
         ) => ({
           connect: [
             () =>
@@ -229,7 +297,11 @@ export class TableServiceModule {
             () => staleWatchers.stop(),
             () => archiver.stop(),
           ],
-          close: [() => queue.close(), () => prisma.$disconnect(), () => redis.disconnect()],
+          close: [
+            () => queue.close(),
+            () => prisma.$disconnect(),
+            () => redis.disconnect(),
+          ],
         }),
       ),
     });
