@@ -151,6 +151,37 @@ describe('chat between the players of a table, across two gateways, beside the g
   });
 });
 
+describe('spectators read the chat and do not write in it (decision 0018)', () => {
+  it('a watching socket on the other gateway gets the recent chat and every new message; its own talk is SPECTATORS_CANNOT_ACT and reaches nobody', async () => {
+    const [host, guest] = [await talker(0, 'Pia'), await talker(0, 'Quin')];
+    const tableId = await table(host, guest);
+    await host.client.request('phrase', { phrase: 'hello' });
+    const watcher = await talker(1, 'Rosa');
+    await watcher.client.request('watch', { table: tableId });
+    const recent = await history(watcher);
+    expect(recent.type === 'chatHistory' && recent.messages.map((m) => m.body)).toEqual([
+      { kind: 'phrase', phrase: 'hello' },
+    ]);
+    await guest.client.request('chat', { text: 'welcome, watchers' });
+    await waitFor(() => chats(watcher).length === 1, 5_000, 'the message, at the spectator');
+    expect(chats(watcher)[0]!.body).toEqual({ kind: 'text', text: 'welcome, watchers' });
+    for (const ask of [
+      watcher.client.request('chat', { text: 'let me talk' }),
+      watcher.client.request('phrase', { phrase: 'hurryUp' }),
+      watcher.client.request('react', { reaction: 'laugh' }),
+    ])
+      expect(await refusal(ask)).toBe('SPECTATORS_CANNOT_ACT');
+    await sleep(300);
+    expect(chats(host).map((m) => m.body.kind)).toEqual(['phrase', 'text']);
+    // Unwatching ends the chat too.
+    await watcher.client.request('unwatch', {});
+    await host.client.request('react', { reaction: 'thumbsUp' });
+    await waitFor(() => chats(guest).length === 3, 5_000, 'the reaction, at the guest');
+    await sleep(300);
+    expect(chats(watcher)).toHaveLength(1);
+  });
+});
+
 describe('chat limits and hostile input, on real stores', () => {
   it(`rate: ${RATE} messages per player per window on both gateways together; the next is CHAT_RATE_LIMITED and delivered to nobody`, async () => {
     const host = await talker(0, 'Emil');

@@ -25,6 +25,8 @@ export interface ChatReader {
 export interface ChatSender {
   readonly player: { readonly id: string; readonly name: string } | null;
   readonly binding: { readonly tableId: string; readonly seat: number } | null;
+  /** The table the socket watches (decision 0018), if it does: a spectator reads and never writes. */
+  readonly watching?: { readonly tableId: string } | null;
 }
 
 export type SayOutcome = { ok: true; message: ChatMessage } | { ok: false; code: ErrorCode; message: string };
@@ -134,7 +136,12 @@ export class ChatRelay {
     const { player, binding } = sender;
     if (player === null) return refused('UNAUTHENTICATED', 'Say hello with your token first.');
     if (binding === null)
-      return refused('NOT_SEATED', 'Only the players seated at a table talk there; spectators read.');
+      return sender.watching
+        ? refused(
+            'SPECTATORS_CANNOT_ACT',
+            'Spectators read the chat; only the players seated at the table write.',
+          )
+        : refused('NOT_SEATED', 'Only the players seated at a table talk there.');
     const { tableId, seat } = binding;
     try {
       if (frame.type === 'chat' && (await this.enabled(tableId)) !== true)
