@@ -5,7 +5,7 @@ import { createTestStores, type TestStores } from '../../../libs/platform/src/te
 import { decide, openTable } from '../src/table/table-policy';
 import { DuplicateIntentError, StaleWriteError, TooManyTablesError } from '../src/table/table-ports';
 import { TableStore } from '../src/table/table-store';
-import type { TableState } from '../src/table/table-state';
+import { RECENT_INTENTS_KEPT, type TableState } from '../src/table/table-state';
 
 describe('table store on a real Postgres', () => {
   let stores: TestStores;
@@ -175,5 +175,36 @@ describe('table store on a real Postgres', () => {
       kind: 'expire',
       at: 60_000,
     });
+  });
+  it(`the snapshot holds no intent ids (decision 0022): load reads the last ${RECENT_INTENTS_KEPT} from the log, oldest first, also for a snapshot written with them`, async () => {
+    await openFor(uuid(8), 'RECENT', 5);
+    const host = { id: uuid(8), name: 'h' };
+    const ids = ['RECENT:create'];
+    // Every new socket of the host is one stored change (a presence event) with its own intent id.
+    for (let i = 0; i < RECENT_INTENTS_KEPT + 6; i++) {
+      const intentId = `RECENT:join:${i}`;
+      await applyStored('RECENT', {
+        intentId,
+        player: host,
+        connectionId: `gw:${i}`,
+        replyTo: null,
+        sentAt: 0,
+        intent: { kind: 'join' },
+      });
+      ids.push(intentId);
+    }
+    const [row] = await prisma.$queryRawUnsafe<{ state: string }[]>(
+      "select state::text as state from game_tables where id = 'RECENT'",
+    );
+    expect(row!.state).not.toContain('recentIntents');
+    expect(row!.state).not.toContain('RECENT:join');
+    const loaded = (await store.load('RECENT'))!;
+    expect(loaded.recentIntents).toEqual(ids.slice(-RECENT_INTENTS_KEPT));
+
+    // A snapshot stored before this change carried its own list: the log's wins.
+    await prisma.$executeRawUnsafe(
+      `update game_tables set state = (state::jsonb || '{"recentIntents": ["old"]}')::json where id = 'RECENT'`,
+    );
+    expect((await store.load('RECENT'))!.recentIntents).toEqual(ids.slice(-RECENT_INTENTS_KEPT));
   });
 });

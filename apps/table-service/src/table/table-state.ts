@@ -49,7 +49,10 @@ export interface TableState {
   readonly deadline: Deadline | null;
   /** The version of the last stored change; the fencing number of the row. */
   readonly version: number;
-  /** Intent ids applied lately, so a repeated intent is applied at most once. */
+  /**
+   * Intent ids applied lately (the last RECENT_INTENTS_KEPT), so a repeated intent is applied at most
+   * once. Not in the stored snapshot: the store reads them from the log's rows (decision 0022).
+   */
   readonly recentIntents: readonly string[];
 }
 

@@ -15,7 +15,7 @@ import {
   TooManyTablesError,
   type TableRepository,
 } from './table-ports';
-import type { Deadline, TableState } from './table-state';
+import { RECENT_INTENTS_KEPT, type Deadline, type TableState } from './table-state';
 
 function logRows(events: readonly TableEvent[], fromVersion: number, intentId: string | null): LogRow[] {
   return events.map((event, i) => ({
@@ -109,8 +109,11 @@ export class TableStore implements TableRepository {
   }
 
   async load(tableId: string): Promise<TableState | null> {
-    const row = await this.queries.snapshot(tableId);
-    return row ? { ...(row.state as unknown as TableState), version: Number(row.version) } : null;
+    const row = await this.queries.snapshot(tableId, RECENT_INTENTS_KEPT);
+    if (!row) return null;
+    const state = row.state as unknown as TableState;
+    // The intent ids come from the log (snapshots written before decision 0022 still hold their own).
+    return { ...state, version: Number(row.version), recentIntents: row.recentIntents };
   }
 
   async create(
@@ -170,7 +173,9 @@ export class TableStore implements TableRepository {
       tableId: after.id,
       expectedVersion: before.version,
       version,
-      state: JSON.stringify({ ...after, version }),
+      // Without the intent ids (decision 0022): they are in the log rows written with it, and load
+      // reads them from there. JSON.stringify leaves out a key whose value is undefined.
+      state: JSON.stringify({ ...after, version, recentIntents: undefined }),
       status: after.status,
       deadlineAt: deadlineAt(after),
       hostPlayerId: after.hostPlayerId,

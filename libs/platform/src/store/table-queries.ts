@@ -18,8 +18,11 @@ export const INTENT_ID_KEY: UniqueKey = {
   columns: ['table_id', 'intent_id'],
 };
 
-/** A table's snapshot: its whole state (JSON) at `version`. */
-export type StoredSnapshot = Pick<GameTable, 'state' | 'version'>;
+/**
+ * A table's snapshot: its state (JSON) at `version`, and the ids of the last intents stored in its
+ * log, oldest first (the snapshot does not carry them: decision 0022).
+ */
+export type StoredSnapshot = Pick<GameTable, 'state' | 'version'> & { readonly recentIntents: string[] };
 
 /** A new table's row. `state` is the snapshot at version 0, as JSON text. */
 export interface NewTableRow extends Pick<
@@ -168,16 +171,27 @@ const STORED_INTENT_SQL = `
     join game_tables t on t.id = a.table_id
    where a.table_id = $1 and a.intent_id = $2`;
 
+/*
+ * The snapshot with the ids of the table's last $2 intents, from the log (each stored intent's id is
+ * on its first row), newest first by table_actions_pkey, then put oldest first. One round trip.
+ */
+const SNAPSHOT_SQL = `
+  SELECT t.state, t.version,
+         COALESCE((SELECT json_agg(r.intent_id ORDER BY r.seq)
+                     FROM (SELECT a.intent_id, a.seq FROM table_actions a
+                            WHERE a.table_id = t.id AND a.intent_id IS NOT NULL
+                            ORDER BY a.seq DESC LIMIT $2) r), '[]'::json) AS "recentIntents"
+    FROM game_tables t
+   WHERE t.id = $1`;
+
 const timestamp = (at: Date | null): string | null => (at ? at.toISOString() : null);
 
 export class TableQueries {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async snapshot(tableId: string): Promise<StoredSnapshot | null> {
-    const rows = await this.prisma.$queryRawUnsafe<StoredSnapshot[]>(
-      'SELECT state, version FROM game_tables WHERE id = $1',
-      tableId,
-    );
+  /** The snapshot of `tableId` and the ids of its last `recentIntents` intents (SNAPSHOT_SQL). */
+  async snapshot(tableId: string, recentIntents: number): Promise<StoredSnapshot | null> {
+    const rows = await this.prisma.$queryRawUnsafe<StoredSnapshot[]>(SNAPSHOT_SQL, tableId, recentIntents);
     return rows[0] ?? null;
   }
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One load-test run of a built project tree, measured as ../shared/baseline/side-by-side.sh measures
+# the project (same services, same `npm run loadtest` options, CPU per action from /proc), for A/B
+# comparisons of two trees back to back. Writes bench-results/cpu-<label>-<time>.json (the load test's
+# report plus the tree's commit and the load average) and prints one summary line.
+#
+#   scripts/bench-cpu.sh LABEL [PROJECT_DIR] [scenario]   scenario: peak (default), human1000,
+#                                                         human2000, idle1000 (TURN_MS=2000)
+#   PROFILE_DIR=/tmp/prof scripts/bench-cpu.sh ...        also writes one .cpuprofile per service
+#   BENCH_OUT=DIR: where the JSON goes (default bench-results/ of this tree). The load-test tool is
+#   always this tree's (apps/loadtest/dist), so an A/B of two trees differs only in the services.
+# Ports 9780-9782, Postgres database dominoes_bench, a fresh Redis prefix.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+label=${1:?usage: bench-cpu.sh LABEL [PROJECT_DIR] [scenario]}
+proj=$(cd "${2:-$here}" && pwd)
+scenario=${3:-peak}
+P=postgresql://postgres@127.0.0.1:5432
+case $scenario in
+  peak) tables=200 think=0 duration=40s extra=() ;;
+  human1000) tables=1000 think=1-3s duration=60s extra=() ;;
+  human2000) tables=2000 think=1-3s duration=60s extra=() ;;
+  idle1000) tables=1000 think=0 duration=60s extra=(--mode idle) ; export TURN_MS=2000 ;;
+  *) echo "unknown scenario $scenario"; exit 2 ;;
+esac
+work=$(mktemp -d /tmp/bench-cpu.XXXXXX)
+pre=bench$RANDOM
+log=$work/services.log
+psql -h 127.0.0.1 -U postgres -qc "drop database if exists dominoes_bench" >/dev/null 2>&1
+node_args=""
+[ -n "${PROFILE_DIR:-}" ] && { mkdir -p "$PROFILE_DIR"; node_args="--cpu-prof --cpu-prof-dir=$PROFILE_DIR"; }
+(cd "$proj" && DATABASE_URL=$P/dominoes_bench REDIS_PREFIX=$pre PORT=9780 TABLE_SERVICE_PORT=9781 \
+  TIMER_SERVICE_PORT=9782 METRICS_PORT=9784 SERVICE_NODE_ARGS="$node_args" \
+  setsid bash -c 'echo $$ > '"$work"'/pgid; exec node scripts/start.js' >"$log" 2>&1 &)
+sleep 1
+for _ in $(seq 90); do
+  curl -sf http://127.0.0.1:9780/health/ready >/dev/null && curl -sf http://127.0.0.1:9781/health/ready >/dev/null \
+    && curl -sf http://127.0.0.1:9782/health/ready >/dev/null && break
+  sleep 1
+done
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+(cd "$here" && node apps/loadtest/dist/main.js --url http://127.0.0.1:9780 --tables "$tables" --think "$think" \
+  --ramp 30s --duration "$duration" "${extra[@]}" --quiet --out "$work/report" --local-procs \
+  --metrics gateway=http://127.0.0.1:9784/metrics,table-service=http://127.0.0.1:9781/metrics,timer-service=http://127.0.0.1:9782/metrics \
+  2>>"$log" | tail -1 >"$work/result.json")
+load_after=$(cut -d' ' -f1 /proc/loadavg)
+g=$(cat "$work/pgid"); kill -TERM -- -"$g" 2>/dev/null
+for _ in $(seq 30); do kill -0 -- -"$g" 2>/dev/null || break; sleep 1; done
+kill -KILL -- -"$g" 2>/dev/null
+redis-cli --scan --pattern "$pre*" | xargs -r -n 500 redis-cli del >/dev/null
+outdir=${BENCH_OUT:-$here/bench-results}
+mkdir -p "$outdir"
+out=$outdir/cpu-$label-$(date -u +%Y%m%dT%H%M%S).json
+commit=$(git -C "$proj" rev-parse --short HEAD)
+dirty=$(git -C "$proj" status --porcelain --untracked-files=no | wc -l)
+python3 - "$work/result.json" "$out" "$label" "$scenario" "$commit" "$dirty" "$load_before" "$load_after" <<'PY'
+import json, sys
+src, out, label, scenario, commit, dirty, lb, la = sys.argv[1:]
+try: r = json.load(open(src))
+except Exception: print(f"{label}: the load test printed no result"); sys.exit(1)
+c = r.get("cpuMsPerAction") or {}
+server = sum(v for k, v in c.items() if k != "loadtest")
+a = r.get("actionToAllViewsMs") or {}
+doc = {"label": label, "scenario": scenario, "commit": commit, "dirtyFiles": int(dirty),
+       "loadAverage": [float(lb), float(la)], "serverCpuMsPerAction": round(server, 3), "report": r}
+json.dump(doc, open(out, "w"), indent=1)
+parts = " ".join(f"{k}={v:.2f}" for k, v in c.items())
+print(f"{label} {scenario} {commit}{'+' if int(dirty) else ''}: {r.get('actionsPerSecond')} actions/s, "
+      f"all views p50 {a.get('p50')} p99 {a.get('p99')} ms, server CPU {server:.2f} ms/action [{parts}] "
+      f"errors {r.get('errors')} load {lb}->{la} -> {out}")
+PY
