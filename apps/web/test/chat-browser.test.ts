@@ -1,0 +1,160 @@
+/**
+ * Talking at a table in Chromium (issue 12, decision 0020): two browsers in two languages on two
+ * gateways (the real table-service and gateways, in-process, on real Postgres and Redis). A quick
+ * phrase is shown in each reader's language, a reaction appears by the sender's seat, an HTML
+ * payload stays text, and a mute is the reader's own and survives a reload. Screenshots:
+ * test-artifacts/screenshots/chat-<step>-<viewport>.png.
+ */
+import type { Browser } from 'playwright-core';
+import { InProcessSystem } from '../../../e2e/src/in-process';
+import {
+  BrowserPlayer,
+  DESKTOP,
+  PHONE,
+  ensureWebBuilt,
+  launchChromium,
+  layoutProblems,
+  until,
+} from './browser-players';
+
+let browser: Browser;
+let system: InProcessSystem;
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  browser = await launchChromium();
+  system = await InProcessSystem.start('web_chat', { gateways: 2 });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await system?.stop();
+});
+
+const S = 'chat';
+
+/**
+ * Screenshots each page and checks its layout (layoutProblems). Elements past the screen's edge are
+ * named: the page header's (not this suite's part: the language switch and the header’s links, and the page-wide banner slot they widen) are
+ * reported apart, so that a wider header does not hide a problem of the chat.
+ */
+async function shot(players: BrowserPlayer[], step: string): Promise<void> {
+  for (const p of players) {
+    await p.shot(S, step);
+    const outside = await p.page.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .filter((e) => !e.closest('.app-header, .connection-slot'))
+        // Inside a scroller that is itself on the screen (the phone's row of phrases): not off the page.
+        .filter((e) => {
+          for (let a = e.parentElement; a; a = a.parentElement)
+            if (getComputedStyle(a).overflowX !== 'visible')
+              return a.getBoundingClientRect().right > document.documentElement.clientWidth + 1;
+          return true;
+        })
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+    );
+    const problems = (await layoutProblems(p.page)).filter((line) => !line.startsWith('page is '));
+    expect({ player: p.name, step, problems, outside }).toEqual({
+      player: p.name,
+      step,
+      problems: [],
+      outside: [],
+    });
+  }
+}
+
+const texts = (p: BrowserPlayer) => p.page.getByTestId('chat-text').allTextContents();
+
+describe('the table chat in the browser', () => {
+  it('a phrase arrives translated in another language, a reaction by the sender’s seat, HTML stays text, a mute is remembered', async () => {
+    const hana = await BrowserPlayer.open(browser, 'Hana', DESKTOP, 'click', 'en-US');
+    const eleni = await BrowserPlayer.open(browser, 'Eleni', PHONE, 'tap', 'el-GR');
+    try {
+      // Hana opens a two-seat draw game on gateway 0, text chat left on.
+      await hana.page.goto(system.httpUrl(0));
+      await hana.enterName();
+      await hana.page.getByTestId('open-form').waitFor();
+      expect(await hana.page.getByTestId('chat-option').isChecked()).toBe(true);
+      await hana.page.locator('input[name="variant"][value="draw"]').check();
+      await hana.page.getByTestId('seats-select').selectOption('2');
+      await hana.page.getByTestId('open-table').click();
+      const code = await until(
+        'the code',
+        async () => (await hana.page.getByTestId('table-code').textContent()) || null,
+      );
+      // Eleni (Greek, a phone) comes by the link, on gateway 1.
+      await eleni.page.goto(`${system.httpUrl(1)}/t/${code}`);
+      await eleni.enterName();
+      for (const p of [hana, eleni]) await p.page.getByTestId('game').waitFor({ timeout: 20_000 });
+      expect(await eleni.page.evaluate(() => document.documentElement.lang)).toBe('el');
+
+      // Hana says "Good game!": Eleni's closed panel counts it, and shows it in Greek.
+      await hana.page.getByTestId('chat-phrases-toggle').click();
+      await hana.page.getByTestId('phrase-goodGame').click();
+      await until('Hana sees her phrase', async () => (await texts(hana)).includes('Good game!'));
+      await eleni.page.getByTestId('chat-unread').waitFor();
+      expect(await eleni.page.getByTestId('chat-unread').textContent()).toBe('1 νέο μήνυμα');
+      // On the phone the chat sits below the hand, closed: scrolled to for the screenshot.
+      await eleni.page.getByTestId('chat').scrollIntoViewIfNeeded();
+      await shot([eleni], '01-unread');
+      await eleni.page.getByTestId('chat-toggle').tap();
+      await until('Eleni reads it in Greek', async () => (await texts(eleni)).includes('Καλό παιχνίδι!'));
+      expect(await texts(eleni)).not.toContain('Good game!');
+      expect(await eleni.page.getByTestId('chat-name').first().textContent()).toBe('Hana');
+
+      // Eleni types a text that is HTML: it arrives as the same text, no element, no script run.
+      const html = '<img src=x onerror="window.__chatXss=1"><b>bold</b><script>window.__chatXss=2</script>';
+      await eleni.page.getByTestId('chat-input').fill(html);
+      await eleni.page.getByTestId('chat-send').tap();
+      await until('Hana sees the text', async () => (await texts(hana)).includes(html));
+      for (const p of [hana, eleni]) {
+        expect(
+          await p.page.evaluate(() => ({
+            elements: document.querySelectorAll(
+              '[data-testid="chat-log"] img, [data-testid="chat-log"] b, [data-testid="chat-log"] script',
+            ).length,
+            xss: (window as unknown as { __chatXss?: number }).__chatXss ?? null,
+          })),
+        ).toEqual({ elements: 0, xss: null });
+      }
+
+      // Reactions: shown briefly by the sender's seat on the other page.
+      await hana.page.getByTestId('react-clap').click();
+      await eleni.page.getByTestId('react-heart').tap();
+      const hanaSeat = hana.seat;
+      const eleniSeat = eleni.seat;
+      const byHana = eleni.page.locator(`[data-seat="${hanaSeat}"] [data-testid="seat-reaction"]`);
+      const byEleni = hana.page.locator(`[data-seat="${eleniSeat}"] [data-testid="seat-reaction"]`);
+      await byHana.waitFor({ timeout: 5_000 });
+      await byEleni.waitFor({ timeout: 5_000 });
+      expect(await byHana.textContent()).toBe('👏');
+      expect(await byEleni.textContent()).toBe('❤️');
+      expect(await byHana.getAttribute('aria-label')).toBe('αντέδρασε: χειροκρότημα');
+      await eleni.page.getByTestId('chat').scrollIntoViewIfNeeded();
+      await shot([hana, eleni], '02-talk');
+      // ...and only briefly.
+      await byHana.waitFor({ state: 'detached', timeout: 8_000 });
+
+      // Hana mutes Eleni: her messages are hidden on Hana's page only, and stay hidden after a reload.
+      await hana.page
+        .getByTestId('chat-message')
+        .filter({ hasText: 'bold' })
+        .getByTestId('chat-mute')
+        .click();
+      await until('Eleni is muted', async () => !(await texts(hana)).includes(html));
+      await hana.page.getByTestId('chat-muted').waitFor();
+      expect(await texts(eleni)).toContain(html);
+      await hana.page.reload();
+      await hana.page.getByTestId('game').waitFor({ timeout: 20_000 });
+      await until('the recent chat after the reload', async () => (await texts(hana)).includes('Good game!'));
+      expect(await texts(hana)).not.toContain(html);
+      await hana.page.getByTestId('chat-muted').waitFor();
+      await shot([hana], '03-muted-after-reload');
+      expect([...hana.errors, ...eleni.errors]).toEqual([]);
+    } finally {
+      await hana.close();
+      await eleni.close();
+    }
+  });
+});
