@@ -95,6 +95,8 @@ export class Session {
   /** Lower bounds of (server clock − local clock), one per frame; their maximum is the estimate. */
   private offsetSamples: number[] = [];
   private offset = 0;
+  /** Every frame of the page's socket, to whoever reads its own kinds (the table's chat). */
+  private readonly frameListeners = new Set<(message: ServerMessage) => void>();
 
   constructor(
     private readonly baseUrl = location.origin,
@@ -274,6 +276,7 @@ export class Session {
   private onMessage(client: DominoesClient, message: ServerMessage): void {
     if (client !== this.client) return;
     this.lastFrameAt = Date.now();
+    for (const listener of this.frameListeners) listener(message);
     if (message.type === 'pong' || message.type === 'welcome') this.sample(message.serverTime);
     if (message.type === 'reconnect') {
       // The gateway is going away: come back (to any gateway) after the delay it asks for.
@@ -375,6 +378,25 @@ export class Session {
   async leave(): Promise<void> {
     await this.act((c) => c.leave());
   }
+  /** Listens to every frame of the current socket (and of the ones after it). */
+  onFrame(listener: (message: ServerMessage) => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  /** A talk frame (chat, phrase, react; decision 0020): resolves with why it was refused, or null. */
+  async talk(send: (client: DominoesClient) => Promise<unknown>): Promise<Problem | null> {
+    const client = this.client;
+    if (!client || this.state.status !== 'online')
+      return { code: 'CLOSED', message: 'Not connected.', at: Date.now() };
+    try {
+      await send(client);
+      return null;
+    } catch (error) {
+      return problemOf(error);
+    }
+  }
+
   clearActionProblem(): void {
     this.set({ actionProblem: null });
   }
