@@ -4,6 +4,7 @@ import { useI18n } from '../i18n';
 import { codeFrom, navigate, useSession } from '../hooks';
 import { problemOf } from '../session';
 import { HOST_TARGET_RANGE, RULE_SETS, VARIANTS, type Variant } from '@dominoes/rules';
+import { ChatOption } from '../chat/ChatOption';
 import { NameForm } from './NameForm';
 import { Avatar } from './Avatar';
 
@@ -22,6 +23,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
   const [target, setTarget] = useState<number>(HOST_TARGET_RANGE.default);
   const [seats, setSeats] = useState(4);
   const [oneRound, setOneRound] = useState(false);
+  const [chat, setChat] = useState(true);
   const [busy, setBusy] = useState(false);
   const [openError, setOpenError] = useState<string | null>(null);
   const [code, setCode] = useState('');
@@ -38,7 +40,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
           ? { variant, seats, target, oneRound }
           : { variant, seats };
     try {
-      const table = await session.openTable(request);
+      const table = await session.openTable(chat ? request : { ...request, chat: false });
       navigate(`/t/${table}`);
     } catch (e) {
       const p = problemOf(e);
@@ -131,6 +133,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
                 {t.oneRound}
               </label>
             )}
+            <ChatOption checked={chat} onChange={setChat} />
             {openError && (
               <p className="hint error" role="alert">
                 {openError}
