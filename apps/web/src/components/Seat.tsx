@@ -4,6 +4,7 @@ import { endsText, passEnds, seatName, type SeatView, type Place } from '../game
 import { TileImage } from '../board/TileSvg';
 import { Countdown } from './Countdown';
 import { Avatar } from './Avatar';
+import { SeatReaction } from '../chat/ChatPanel';
 
 /** The seat's latest move of this round, if it came after its previous turn (a bubble beside the seat). */
 function lastMove(game: SeatView, seat: number) {
@@ -63,6 +64,7 @@ export function Seat({
         <span className="seat-name" title={name} data-testid="seat-name">
           {name}
         </span>
+        <SeatReaction seat={seat} />
         {view.hostSeat === seat && (
           <span className="badge host" title={t.host} aria-hidden="true">
             ★
