@@ -1,5 +1,6 @@
 import { useI18n } from '../i18n';
 import { navigate, useSession } from '../hooks';
+import { useChatStore } from '../chat/ChatPanel';
 import { GameTable } from './GameTable';
 import { NameForm } from './NameForm';
 import { WaitingRoom } from './WaitingRoom';
@@ -8,6 +9,8 @@ import { WaitingRoom } from './WaitingRoom';
 export function TableScreen({ code }: { readonly code: string }) {
   const { t } = useI18n();
   const [state] = useSession();
+  // Made before the table answers, so its chat history is not missed.
+  useChatStore();
 
   if (!state.identity) {
     return (
