@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { TableView } from '@dominoes/protocol';
+import { ChatPanel } from '../chat/ChatPanel';
 import { useI18n } from '../i18n';
 import { copyText, navigate, useSession } from '../hooks';
 import { Avatar } from './Avatar';
@@ -108,6 +109,7 @@ export function WaitingRoom({ view }: { readonly view: TableView }) {
           </button>
         </div>
       </section>
+      <ChatPanel mySeat={view.you.seat} />
     </main>
   );
 }
