@@ -6,6 +6,8 @@ import { Lobby } from './components/Lobby';
 import { RulesDialog } from './components/RulesDialog';
 import { TableScreen } from './components/TableScreen';
 import { ConnectionBanner } from './components/ConnectionBanner';
+import { MyMatches } from './components/MyMatches';
+import { ReplayScreen } from './components/ReplayScreen';
 import { VARIANTS, type Variant } from '@dominoes/rules';
 
 /** `/?rules=draw` opens the rules of that game (the gateway serves `/` for any query). */
@@ -21,9 +23,11 @@ export function App() {
 
   const { t } = useI18n();
   const code = route.name === 'table' ? route.code : null;
+  const ownTitle = route.name === 'matches' || route.name === 'replay';
   useEffect(() => {
-    if (!state.view?.game) document.title = code ? `${t.tableOf(code)} · ${t.appName}` : t.appName;
-  }, [code, t, state.view?.game]);
+    if (!state.view?.game && !ownTitle)
+      document.title = code ? `${t.tableOf(code)} · ${t.appName}` : t.appName;
+  }, [code, t, state.view?.game, ownTitle]);
   useEffect(() => {
     session.showTable(code);
   }, [code, session]);
@@ -36,7 +40,15 @@ export function App() {
       </a>
       <Header onRules={() => setRules(route.name === 'table' ? tableVariant : 'partnership')} />
       <ConnectionBanner />
-      {route.name === 'table' ? <TableScreen code={route.code} /> : <Lobby onRules={(v) => setRules(v)} />}
+      {route.name === 'table' ? (
+        <TableScreen code={route.code} />
+      ) : route.name === 'matches' ? (
+        <MyMatches />
+      ) : route.name === 'replay' ? (
+        <ReplayScreen id={route.id} />
+      ) : (
+        <Lobby onRules={(v) => setRules(v)} />
+      )}
       <RulesDialog open={rules !== null} initial={rules ?? 'partnership'} onClose={() => setRules(null)} />
     </div>
   );

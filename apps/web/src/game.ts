@@ -37,13 +37,19 @@ export function playableTiles(game: SeatView | null): Map<string, PlayableTile> 
 export const canPass = (game: SeatView | null): boolean => (game?.legal ?? []).some((a) => a.type === 'pass');
 export const canDraw = (game: SeatView | null): boolean => (game?.legal ?? []).some((a) => a.type === 'draw');
 
-export function seatName(t: Dict, view: TableView, seat: number | null | undefined): string {
+/** What naming seats needs of a view: a table's view, or a replay's players. */
+export interface NamedSeats {
+  readonly variant: TableView['variant'];
+  readonly seats: readonly ({ readonly name: string } | null)[];
+}
+
+export function seatName(t: Dict, view: NamedSeats, seat: number | null | undefined): string {
   if (seat === null || seat === undefined) return t.nobody;
   return view.seats[seat]?.name ?? t.seatN(seat + 1);
 }
 
 /** "Team A" in the partnership game; the seat's player otherwise. */
-export function sideName(t: Dict, view: TableView, side: number | null): string {
+export function sideName(t: Dict, view: NamedSeats, side: number | null): string {
   if (side === null) return t.nobody;
   return view.variant === 'partnership' ? t.team(side) : seatName(t, view, side);
 }
@@ -82,7 +88,7 @@ export function endsText(t: Dict, ends: readonly number[]): string {
 /** One move in words, without the "by the table" mark. */
 export function describeEntry(
   t: Dict,
-  view: TableView,
+  view: NamedSeats,
   entry: LogEntry,
   ends: readonly number[] | undefined,
 ): string {

@@ -23,14 +23,33 @@ export function useNow(everyMs = 250): number {
 
 /* ---------------- routes: "/" (lobby) and "/t/:code" (a table), both served by the gateway ---------------- */
 
-export type Route = { readonly name: 'lobby' } | { readonly name: 'table'; readonly code: string };
+export type Route =
+  | { readonly name: 'lobby' }
+  | { readonly name: 'table'; readonly code: string }
+  | { readonly name: 'matches' }
+  | { readonly name: 'replay'; readonly id: string };
 
 const ROUTE = new RegExp(`^/t/([A-Za-z0-9]{${TABLE_CODE_LENGTH}})/?$`);
 const CODE_IN_LINK = new RegExp(`/t/([A-Za-z0-9]{${TABLE_CODE_LENGTH}})(?:[/?#]|$)`);
+/** "Your matches" and a match's replay (the page checks the id, the gateway too). */
+const MATCHES_ROUTE = /^\/matches\/?$/;
+const REPLAY_ROUTE = /^\/replay\/([^/]{1,64})\/?$/;
 
 export function parseRoute(pathname: string): Route {
   const match = ROUTE.exec(pathname);
-  return match ? { name: 'table', code: (match[1] as string).toUpperCase() } : { name: 'lobby' };
+  if (match) return { name: 'table', code: (match[1] as string).toUpperCase() };
+  if (MATCHES_ROUTE.test(pathname)) return { name: 'matches' };
+  const replay = REPLAY_ROUTE.exec(pathname);
+  return replay ? { name: 'replay', id: decoded(replay[1] as string) } : { name: 'lobby' };
+}
+
+/** A path segment decoded, or as it is when it is no valid escape ("%E0"): the page then says it is no id. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const routeListeners = new Set<() => void>();

@@ -1,9 +1,11 @@
 import { useI18n, LANGS, DICTS, type Lang } from '../i18n';
 import { navigate, useSession } from '../hooks';
 import { setMuted, useMuted } from '../sound';
+import { useHistoryTexts } from '../i18n/history';
 
 export function Header({ onRules }: { readonly onRules: () => void }) {
   const { t, lang, setLang } = useI18n();
+  const h = useHistoryTexts();
   const [state] = useSession();
   const muted = useMuted();
   return (
@@ -29,6 +31,23 @@ export function Header({ onRules }: { readonly onRules: () => void }) {
       </a>
       <nav aria-label={t.mainNav} className="header-tools">
         {state.identity && <span className="who">{t.playingAs(state.identity.name)}</span>}
+        {state.identity && (
+          <a
+            href="/matches"
+            className="header-link"
+            data-testid="your-matches"
+            onClick={(e) => {
+              e.preventDefault();
+              if (state.view?.status === 'playing' && !window.confirm(t.leaveConfirm)) return;
+              navigate('/matches');
+            }}
+          >
+            <svg viewBox="0 0 24 24" aria-hidden="true" className="icon">
+              <path d="M13 3a9 9 0 0 0-9 9H1l3.9 3.9L9 12H6a7 7 0 1 1 2.05 4.95l-1.42 1.42A9 9 0 1 0 13 3Zm-1 5v5l4.25 2.52.77-1.28-3.52-2.09V8H12Z" />
+            </svg>
+            <span className="label">{h.yourMatches}</span>
+          </a>
+        )}
         <button type="button" className="ghost" onClick={onRules}>
           {t.rules}
         </button>
