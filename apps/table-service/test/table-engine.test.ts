@@ -242,6 +242,32 @@ describe('table engine on real Postgres and Redis', () => {
       expect((await e.load('FINSH1'))!.status).toBe('playing');
     });
 
+    it('a finished table leaves memory once its last connected seat goes (no deadline, nobody there), and a later intent reads it from Postgres', async () => {
+      const e = engine(clock, limits);
+      const cached = () => [...e.cachedTables()].map((t) => t.id);
+      const draw = { kind: 'create', config: { variant: 'draw', seats: 2, oneRound: true } } as const;
+      expect(await e.handle(on('LEFT01', 12, draw))).toMatchObject({ ok: true });
+      expect(await e.handle(on('LEFT01', 13, { kind: 'join' }, 'c13'))).toMatchObject({ ok: true, seat: 1 });
+      for (let i = 0; i < 200 && (await e.load('LEFT01'))!.status === 'playing'; i++) {
+        const d = (await e.load('LEFT01'))!.deadline!;
+        at = Math.max(at, d.at);
+        expect(await e.handle(deadline('LEFT01', d.key))).toMatchObject({ ok: true });
+      }
+      const finished = (await e.load('LEFT01'))!;
+      expect(finished).toMatchObject({ status: 'finished', deadline: null });
+      // Seat 1 is still connected: the table stays in memory.
+      expect(cached()).toContain('LEFT01');
+      expect(await e.handle(on('LEFT01', 13, { kind: 'presence', connected: false }, 'c13'))).toMatchObject({
+        ok: true,
+        seat: 1,
+      });
+      expect(cached()).not.toContain('LEFT01');
+      // Still there for whoever comes back: read from Postgres, at the stored version.
+      const back = await e.handle(on('LEFT01', 13, { kind: 'join' }, 'c13b'));
+      expect(back).toMatchObject({ ok: true, seat: 1, version: finished.version + 2 });
+      expect(cached()).toContain('LEFT01');
+    });
+
     it(`a seat keeps at most ${CONNECTIONS_KEPT_PER_SEAT} connection ids in the stored snapshot, however many sockets one identity opens`, async () => {
       const e = engine(clock, limits);
       expect(

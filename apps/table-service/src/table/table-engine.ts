@@ -10,7 +10,7 @@ import {
   type SeatPublisher,
   type TableRepository,
 } from './table-ports';
-import { seatOfPlayer, type Deadline, type TableState } from './table-state';
+import { isConnected, seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, tableView } from './table-views';
 import { dealSource } from './deal-source';
 import { lobbyUpdateOf, type LobbyPublisher } from './lobby-feed';
@@ -62,9 +62,13 @@ export class TableEngine {
     this.limits = deps.limits ?? DEFAULT_TABLE_LIMITS;
   }
 
-  /** A closed table takes no more changes: it is not kept in memory (a late read goes to Postgres). */
+  /**
+   * A closed table takes no more changes, and a finished one with no deadline and no seat connected
+   * waits for nobody (its players left; a new match needs one of them back): neither is kept in
+   * memory, and a later intent reads it from Postgres (issue 14: abandoned tables held the RSS).
+   */
   private remember(table: TableState): void {
-    if (table.status === 'closed') this.cache.delete(table.id);
+    if (table.status === 'closed' || isLeftFinished(table)) this.cache.delete(table.id);
     else this.cache.set(table.id, table);
   }
 
@@ -315,6 +319,10 @@ export class TableEngine {
     }
   }
 }
+
+/** A finished table that nobody is at and nothing will move (remember). */
+const isLeftFinished = (table: TableState): boolean =>
+  table.status === 'finished' && table.deadline === null && !table.seats.some(isConnected);
 
 function expiredReply(intentId: string): IntentReply {
   return {
