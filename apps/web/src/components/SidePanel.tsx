@@ -1,19 +1,13 @@
-import type { TableView } from "@dominoes/protocol";
-import { useI18n } from "../i18n";
-import {
-  describeEntry,
-  passEnds,
-  seatName,
-  sideName,
-  type SeatView,
-} from "../game";
-import { MoveMark } from "./MoveMark";
+import type { TableView } from '@dominoes/protocol';
+import { useI18n } from '../i18n';
+import { describeEntry, passEnds, seatName, sideName, type SeatView } from '../game';
+import { MoveMark } from './MoveMark';
 
 /** Scores, the rounds played, and this round's moves (the table's own moves marked as such). */
 export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
   const { t } = useI18n();
   const ends = passEnds(game);
-  const partnership = view.variant === "partnership";
+  const partnership = view.variant === 'partnership';
   const entries = game.log.map((entry, i) => ({ entry, i })).reverse();
   return (
     <aside className="side-panel" aria-label={t.scoreboard}>
@@ -30,12 +24,10 @@ export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
                 {sideName(t, view, side)}
                 {partnership && (
                   <span className="members">
-                    {" "}
+                    {' '}
                     (
                     {t.andList(
-                      game.sideOfSeat.flatMap((s, seat) =>
-                        s === side ? [seatName(t, view, seat)] : [],
-                      ),
+                      game.sideOfSeat.flatMap((s, seat) => (s === side ? [seatName(t, view, seat)] : [])),
                     )}
                     )
                   </span>
@@ -50,13 +42,7 @@ export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
             <summary>{t.historyTitle}</summary>
             <ol>
               {game.history.map((h) => (
-                <li key={h.number}>
-                  {t.historyRow(
-                    h.number,
-                    sideName(t, view, h.winnerSide),
-                    h.points,
-                  )}
-                </li>
+                <li key={h.number}>{t.historyRow(h.number, sideName(t, view, h.winnerSide), h.points)}</li>
               ))}
             </ol>
           </details>
@@ -69,12 +55,7 @@ export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
         ) : (
           <ol reversed className="move-list" data-testid="moves">
             {entries.map(({ entry, i }) => (
-              <li
-                key={i}
-                data-testid="move"
-                data-by={entry.by}
-                data-type={entry.type}
-              >
+              <li key={i} data-testid="move" data-by={entry.by} data-type={entry.type}>
                 <span>{describeEntry(t, view, entry, ends.get(i))}</span>
                 <MoveMark by={entry.by} />
               </li>
