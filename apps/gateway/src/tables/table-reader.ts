@@ -1,15 +1,5 @@
-import {
-  createPrisma,
-  MatchHistoryQueries,
-  TableQueries,
-  type PrismaClient,
-} from "@dominoes/platform";
-import {
-  TableCodeSchema,
-  TableStatusSchema,
-  VariantSchema,
-  type TableSummary,
-} from "@dominoes/protocol";
+import { createPrisma, MatchHistoryQueries, TableQueries, type PrismaClient } from '@dominoes/platform';
+import { TableCodeSchema, TableStatusSchema, VariantSchema, type TableSummary } from '@dominoes/protocol';
 
 /**
  * The gateway keeps no game state: a table's public summary is read from Postgres, through
@@ -38,12 +28,9 @@ export class TableReader {
     if (!TableCodeSchema.safeParse(code).success) return null;
     const row = await this.queries.summary(code);
     if (!row) return null;
-    const players: (string | null)[] = new Array<string | null>(
-      row.seatCount,
-    ).fill(null);
+    const players: (string | null)[] = new Array<string | null>(row.seatCount).fill(null);
     for (const seat of row.seats)
-      if (seat.seat >= 0 && seat.seat < players.length)
-        players[seat.seat] = seat.name;
+      if (seat.seat >= 0 && seat.seat < players.length) players[seat.seat] = seat.name;
     const status = TableStatusSchema.safeParse(row.status);
     return {
       tableId: row.id,
@@ -51,7 +38,7 @@ export class TableReader {
       seatCount: row.seatCount,
       target: row.target,
       oneRound: row.oneRound,
-      status: status.success ? status.data : "waiting",
+      status: status.success ? status.data : 'waiting',
       players,
     };
   }
