@@ -1,28 +1,28 @@
-import { Module, type DynamicModule } from "@nestjs/common";
+import { Module, type DynamicModule } from '@nestjs/common';
 import {
   createRedis,
   factory,
   serviceModule,
   ShardedStreamsClient,
   type ModuleDeps,
-} from "@dominoes/platform";
-import { redisNames } from "@dominoes/protocol";
-import type { GatewayConfig } from "./config";
-import { CLOCK, GATEWAY_CONFIG, LOGGER } from "./di";
-import { RateLimiter } from "./edge/rate-limiter";
-import { ApiController } from "./http/api.controller";
-import { WebController } from "./http/health.controller";
-import { HistoryController } from "./http/history.controller";
-import { HttpLimits } from "./http/http-limits";
-import { INTENTS_CLIENT, IntentService } from "./intents/intent.service";
-import { GatewayMetrics } from "./metrics";
-import { MatchHistory } from "./tables/match-history";
-import { TableReader } from "./tables/table-reader";
-import { GatewayHeartbeat } from "./ws/gateway-heartbeat";
-import { SeatRouter } from "./ws/seat-router";
-import { PlayerSockets } from "./ws/player-sockets";
-import { SocketHub } from "./ws/socket-hub";
-import { SocketsGateway } from "./ws/sockets.gateway";
+} from '@dominoes/platform';
+import { redisNames } from '@dominoes/protocol';
+import type { GatewayConfig } from './config';
+import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
+import { RateLimiter } from './edge/rate-limiter';
+import { ApiController } from './http/api.controller';
+import { WebController } from './http/health.controller';
+import { HistoryController } from './http/history.controller';
+import { HttpLimits } from './http/http-limits';
+import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
+import { GatewayMetrics } from './metrics';
+import { MatchHistory } from './tables/match-history';
+import { TableReader } from './tables/table-reader';
+import { GatewayHeartbeat } from './ws/gateway-heartbeat';
+import { SeatRouter } from './ws/seat-router';
+import { PlayerSockets } from './ws/player-sockets';
+import { SocketHub } from './ws/socket-hub';
+import { SocketsGateway } from './ws/sockets.gateway';
 
 export type GatewayDeps = ModuleDeps<GatewayConfig, GatewayMetrics>;
 
@@ -71,14 +71,10 @@ export class GatewayModule {
           useFactory: () =>
             new HttpLimits(
               new RateLimiter({
-                redis: createRedis(
-                  config,
-                  `gateway:${config.gatewayId}:limits`,
-                  {
-                    maxRetriesPerRequest: 1,
-                    enableOfflineQueue: false,
-                  },
-                ),
+                redis: createRedis(config, `gateway:${config.gatewayId}:limits`, {
+                  maxRetriesPerRequest: 1,
+                  enableOfflineQueue: false,
+                }),
                 prefix: config.redisPrefix,
                 limits: config.httpLimits,
                 logger: deps.logger,
@@ -122,9 +118,7 @@ export class GatewayModule {
               deps.logger,
               everywhere,
             );
-            await everywhere.start((connectionId) =>
-              hub.evictSocket(connectionId),
-            );
+            await everywhere.start((connectionId) => hub.evictSocket(connectionId));
             return hub;
           },
         },
@@ -135,13 +129,9 @@ export class GatewayModule {
           inject: [SocketHub],
           useFactory: (hub: SocketHub) =>
             new GatewayHeartbeat({
-              redis: createRedis(
-                config,
-                `gateway:${config.gatewayId}:heartbeat`,
-                {
-                  maxRetriesPerRequest: 1,
-                },
-              ),
+              redis: createRedis(config, `gateway:${config.gatewayId}:heartbeat`, {
+                maxRetriesPerRequest: 1,
+              }),
               key: names.gatewayAlive(config.gatewayId),
               epoch: hub.epoch,
               intervalMs: config.heartbeatMs,
@@ -151,22 +141,12 @@ export class GatewayModule {
         },
       ],
       // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
-      readiness: factory(
-        [IntentService, TableReader],
-        (intents: IntentService, tables: TableReader) => [
-          { name: "redis", probe: () => intents.ping() },
-          { name: "postgres", probe: () => tables.ping() },
-        ],
-      ),
+      readiness: factory([IntentService, TableReader], (intents: IntentService, tables: TableReader) => [
+        { name: 'redis', probe: () => intents.ping() },
+        { name: 'postgres', probe: () => tables.ping() },
+      ]),
       lifecycle: factory(
-        [
-          IntentService,
-          SeatRouter,
-          TableReader,
-          HttpLimits,
-          SocketHub,
-          GatewayHeartbeat,
-        ],
+        [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat],
         (
           intents: IntentService,
           router: SeatRouter,
@@ -182,14 +162,8 @@ export class GatewayModule {
           // left for a sweep to do, and the heartbeat key is deleted. Then HTTP closes, then the stores.
           stop: [() => hub.drain(), () => heartbeat.stop()],
           close: [
-            () =>
-              Promise.all([
-                intents.close(),
-                router.close(),
-                tables.close(),
-                limits.close(),
-              ]),
-            () => deps.logger.debug("gateway connections closed"),
+            () => Promise.all([intents.close(), router.close(), tables.close(), limits.close()]),
+            () => deps.logger.debug('gateway connections closed'),
           ],
         }),
       ),
