@@ -63,6 +63,20 @@ module.exports = {
       testMatch: ['<rootDir>/failover/**/*.test.ts'],
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
     },
+    // The whole-match, clock, crash-restart and hidden-tile suites again, on a Redis Cluster of
+    // their own (3 primaries, 3 replicas), and the kill -9 of a primary while tables play (decision 0025).
+    {
+      ...project('e2e', slow('../')),
+      displayName: 'e2e-cluster',
+      testMatch: [
+        '<rootDir>/test/partnership-match.e2e.test.ts',
+        '<rootDir>/test/clock.e2e.test.ts',
+        '<rootDir>/test/crash-restart.e2e.test.ts',
+        '<rootDir>/cluster/**/*.test.ts',
+      ],
+      setupFiles: ['<rootDir>/../tools/jest/redis-cluster-env.js'],
+      moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
+    },
     // Faults at random moments under load (issue 11 §3). `npm test` runs the short version (60 s,
     // 12 tables); `npm run test:chaos` runs CHAOS_MINUTES (default 10) with 30 tables.
     {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
 import { freePort } from '../../libs/platform/src/free-port';
+import { TestRedisCluster } from '../../libs/platform/src/test-redis-cluster';
 
 /** `table-service` for the first instance, `table-service#1` for the second, ... */
 export const instanceName = (service: ServiceName, index: number): string =>
@@ -22,7 +23,15 @@ export interface SystemOptions {
   readonly breakMs?: number;
   readonly shards?: number;
   readonly env?: Record<string, string>;
+  /**
+   * On a Redis Cluster of its own (3 primaries, 3 replicas: TestRedisCluster) instead of the one
+   * Redis. Default: E2E_REDIS=cluster in the environment (the e2e-cluster jest project sets it).
+   */
+  readonly redisCluster?: boolean;
 }
+
+/** Whether suites run on a Redis Cluster: E2E_REDIS=cluster (jest project e2e-cluster). */
+export const onRedisCluster = (): boolean => process.env['E2E_REDIS'] === 'cluster';
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
   const started = Date.now();
@@ -59,16 +68,28 @@ export class TestSystem {
     readonly label: string,
     readonly stores: TestStores,
     private readonly options: SystemOptions,
+    /** The Redis Cluster the services use, when on one (else the stores' one Redis). */
+    readonly redisCluster: TestRedisCluster | null = null,
   ) {}
 
   static async start(label: string, options: SystemOptions = {}): Promise<TestSystem> {
     const stores = await createTestStores(label);
+    const redisCluster =
+      (options.redisCluster ?? onRedisCluster())
+        ? await TestRedisCluster.start(label).catch(async (error: unknown) => {
+            await stores.dispose();
+            throw error;
+          })
+        : null;
     // Timely BullMQ delayed jobs (ENVIRONMENT.md): Redis's default hz 10 makes them up to 100 ms late.
-    // On the Redis the services use: options.env.REDIS_URL (a test's own redis-server) or the shared one.
-    const redis = new Redis(options.env?.['REDIS_URL'] ?? stores.redisUrl, { maxRetriesPerRequest: 1 });
-    await redis.config('SET', 'hz', '100').catch(() => undefined);
-    redis.disconnect();
-    const system = new TestSystem(label, stores, options);
+    // On the Redis the services use: options.env.REDIS_URL (a test's own redis-server) or the shared
+    // one (a test cluster's nodes are started with hz 100).
+    if (!redisCluster) {
+      const redis = new Redis(options.env?.['REDIS_URL'] ?? stores.redisUrl, { maxRetriesPerRequest: 1 });
+      await redis.config('SET', 'hz', '100').catch(() => undefined);
+      redis.disconnect();
+    }
+    const system = new TestSystem(label, stores, options, redisCluster);
     try {
       for (const name of ['table-service', 'timer-service', 'gateway'] as const) {
         const count = options.replicas?.[name] ?? 1;
@@ -127,6 +148,12 @@ export class TestSystem {
       RATE_LIMIT_IDENTITIES: '0',
       RATE_LIMIT_TABLES: '0',
       RATE_LIMIT_LOOKUP_MISSES: '0',
+      ...(this.redisCluster
+        ? {
+            REDIS_CLUSTER_NODES: this.redisCluster.nodes,
+            DEADLINE_GROUPS: String(Math.min(3, o.shards ?? 4)),
+          }
+        : {}),
       ...(o.env ?? {}),
     };
   }
@@ -187,6 +214,7 @@ export class TestSystem {
 
   async stop(): Promise<void> {
     await Promise.all([...this.running.keys()].map((name) => this.kill(name, 'SIGTERM')));
+    await this.redisCluster?.stop();
     await this.stores.dispose();
   }
 }
