@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAT_HISTORY_KEPT, CHAT_TEXT_MAX_CHARACTERS, ChatMessageSchema } from './chat';
 import { ERROR_CODES } from './errors';
 import {
   IntentEnvelopeSchema,
@@ -58,6 +59,14 @@ export function renderProtocolDoc(): string {
     'gets an error frame `TOO_MANY_SOCKETS` and then the close code 1008. A `sync` is answered with the',
     '`view` frame on the socket that asked, and on no other socket of the seat.',
     '',
+    'Talk (`chat`, `phrase`, `react`) is answered with `ack` (version null) or `error` like an intent, but it',
+    'never reaches the table-service and never changes the table: only seated players write (a socket at no',
+    'table gets `NOT_SEATED`, a watching one `SPECTATORS_CANNOT_ACT`), a text is 1 to',
+    `${CHAT_TEXT_MAX_CHARACTERS} characters without control or invisible formatting characters, \`CHAT_OFF\` where the host`,
+    'turned text chat off, `CHAT_RATE_LIMITED` past the per-player rate (every gateway together). Every player',
+    'and spectator socket of the table receives each message as a `chat` frame, and on joining or watching a',
+    `\`chatHistory\` frame with the last ${CHAT_HISTORY_KEPT} (reactions left out) and the host setting.`,
+    '',
     '## Error codes',
     '',
     ERROR_CODES.map((c) => `\`${c}\``).join(', '),
@@ -84,6 +93,8 @@ export function renderProtocolDoc(): string {
         SeatEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
       'gateway control (channel <prefix>:gateway:<id>:control)': GatewayControlSchema,
+      'chat message (channel <prefix>:table:<id>:chat; the last ones in the list <prefix>:table:<id>:chat:recent)':
+        ChatMessageSchema,
     }),
   ].join('\n');
 }
