@@ -3,6 +3,7 @@ import { readGatewayConfig } from '../../apps/gateway/src/config';
 import { startGateway, type GatewayApp } from '../../apps/gateway/src/gateway-app';
 import { readConfig } from '../../apps/table-service/src/config';
 import { startTableService, type TableServiceApp } from '../../apps/table-service/src/table-app';
+import { freePort } from '../../libs/platform/src/free-port';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
 
 /**
@@ -35,11 +36,15 @@ export class InProcessSystem {
       defaultMetrics: false,
     });
     const gateways: GatewayApp[] = [];
-    for (let i = 0; i < (options.gateways ?? 1); i++)
+    for (let i = 0; i < (options.gateways ?? 1); i++) {
+      // A port known before the start: the page's origin (PUBLIC_URL) is the only one the API answers.
+      const port = await freePort();
       gateways.push(
         await startGateway(
           readGatewayConfig({
             ...common,
+            PORT: String(port),
+            PUBLIC_URL: `http://127.0.0.1:${port}`,
             METRICS_PORT: '0',
             HOST: '127.0.0.1',
             TOKEN_SECRET: `in-process-secret-${label}-0123456789abcdef`,
@@ -53,6 +58,7 @@ export class InProcessSystem {
           { logger: createLogger('gateway-test', logLevel), defaultMetrics: false },
         ),
       );
+    }
     return new InProcessSystem(stores, service, gateways);
   }
 
