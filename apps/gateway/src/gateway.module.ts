@@ -9,6 +9,8 @@ import {
 import { redisNames } from '@dominoes/protocol';
 import type { GatewayConfig } from './config';
 import { CLOCK, GATEWAY_CONFIG, LOGGER } from './di';
+import { ChatRate } from './chat/chat-rate';
+import { ChatRelay } from './chat/chat-relay';
 import { RateLimiter } from './edge/rate-limiter';
 import { ApiController } from './http/api.controller';
 import { WebController } from './http/health.controller';
@@ -97,9 +99,26 @@ export class GatewayModule {
             ),
         },
         {
+          // The tables' chat (decision 0020): beside the game, never through the table-service.
+          provide: ChatRelay,
+          inject: [TableReader],
+          useFactory: (tables: TableReader) => {
+            const redis = createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat`);
+            return new ChatRelay({
+              redis,
+              subscriber: createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat-sub`),
+              names,
+              rate: new ChatRate(redis, names, config.chatRate),
+              chatEnabled: (tableId) => tables.chatEnabled(tableId),
+              clock: deps.clock,
+              logger: deps.logger,
+            });
+          },
+        },
+        {
           provide: SocketHub,
-          inject: [IntentService, SeatRouter],
-          useFactory: async (intents: IntentService, router: SeatRouter) => {
+          inject: [IntentService, SeatRouter, ChatRelay],
+          useFactory: async (intents: IntentService, router: SeatRouter, chat: ChatRelay) => {
             // WS_MAX_SOCKETS_PER_PLAYER counts the player's sockets on every gateway, in Redis.
             const everywhere = new PlayerSockets(
               createRedis(config, `gateway:${config.gatewayId}:sockets`),
@@ -117,6 +136,7 @@ export class GatewayModule {
               deps.metrics,
               deps.logger,
               everywhere,
+              chat,
             );
             await everywhere.start((connectionId) => hub.evictSocket(connectionId));
             return hub;
@@ -146,7 +166,7 @@ export class GatewayModule {
         { name: 'postgres', probe: () => tables.ping() },
       ]),
       lifecycle: factory(
-        [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat],
+        [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat, ChatRelay],
         (
           intents: IntentService,
           router: SeatRouter,
@@ -154,6 +174,7 @@ export class GatewayModule {
           limits: HttpLimits,
           hub: SocketHub,
           heartbeat: GatewayHeartbeat,
+          chat: ChatRelay,
         ) => ({
           // The reply channel is subscribed before the first intent can be sent.
           connect: [() => Promise.all([intents.connect(), limits.ready()])],
@@ -162,7 +183,8 @@ export class GatewayModule {
           // left for a sweep to do, and the heartbeat key is deleted. Then HTTP closes, then the stores.
           stop: [() => hub.drain(), () => heartbeat.stop()],
           close: [
-            () => Promise.all([intents.close(), router.close(), tables.close(), limits.close()]),
+            () =>
+              Promise.all([intents.close(), router.close(), tables.close(), limits.close(), chat.close()]),
             () => deps.logger.debug('gateway connections closed'),
           ],
         }),
