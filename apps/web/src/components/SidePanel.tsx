@@ -1,4 +1,5 @@
 import type { TableView } from '@dominoes/protocol';
+import { ChatPanel } from '../chat/ChatPanel';
 import { useI18n } from '../i18n';
 import { describeEntry, passEnds, seatName, sideName, type SeatView } from '../game';
 import { MoveMark } from './MoveMark';
@@ -63,6 +64,7 @@ export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
           </ol>
         )}
       </section>
+      <ChatPanel mySeat={view.you.seat} />
     </aside>
   );
 }
