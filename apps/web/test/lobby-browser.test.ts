@@ -1,0 +1,155 @@
+/**
+ * Finding a game in Chromium (issue 12, decision 0019): the whole system as processes with two
+ * gateways, on real Postgres and Redis. Two browsers find each other through the live lobby (a public
+ * table appears on the other browser's lobby without a reload, one click takes its free seat), two
+ * more through quick play pressed at the same moment on two gateways; each table starts and a move
+ * is made; "your tables" leads back; a private table is never listed. Screenshots:
+ * test-artifacts/screenshots/lobby-<step>-<viewport>.png at 1440x900 and 390x844.
+ */
+import type { Browser } from 'playwright-core';
+import { TestSystem } from '../../../e2e/src/system';
+import {
+  BrowserPlayer,
+  DESKTOP,
+  PHONE,
+  ensureWebBuilt,
+  launchChromium,
+  until,
+  type Viewport,
+} from './browser-players';
+
+let browser: Browser;
+let system: TestSystem;
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  browser = await launchChromium();
+  system = await TestSystem.start('web_lobby', { replicas: { gateway: 2 }, turnMs: 60_000 });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await system?.stop();
+});
+
+const S = 'lobby';
+
+/** A browser on gateway `gateway`'s page, with a name. */
+async function arrive(
+  name: string,
+  viewport: Viewport,
+  gateway: number,
+  locale = 'en-US',
+): Promise<BrowserPlayer> {
+  const p = await BrowserPlayer.open(browser, name, viewport, viewport === PHONE ? 'tap' : 'click', locale);
+  await p.page.goto(system.gatewayUrl(gateway));
+  await p.enterName();
+  await p.page.locator('[data-testid="lobby-status"][data-state="live"]').waitFor();
+  return p;
+}
+
+const codeOf = (p: BrowserPlayer): string | null => /\/t\/([A-Z0-9]{12})/.exec(p.page.url())?.[1] ?? null;
+
+/** Waits until both see the same started table, then the player whose turn it is plays a tile through the page. */
+async function startedAndMoved(players: BrowserPlayer[], tableId: string): Promise<void> {
+  await until('the match started for everyone', async () =>
+    players.every((p) => p.view?.tableId === tableId && p.view.status === 'playing' && p.view.game !== null),
+  );
+  const mover = await until('a player whose turn it is', async () =>
+    players.find((p) => p.view?.game?.turn === p.seat && p.legalTiles().length > 0),
+  );
+  const tile = mover.legalTiles()[0]!;
+  await mover.press(mover.page.locator(`[data-testid="hand-tile"][data-tile="${tile}"]`));
+  await until('the move reached every player', async () =>
+    players.every((p) => (p.view?.game?.board.placements.length ?? 0) >= 1),
+  );
+}
+
+describe('finding a game in Chromium (issue 12)', () => {
+  it('two browsers on two gateways find each other through the live lobby and through quick play, and play; your tables lead back; a private table is never listed', async () => {
+    const ana = await arrive('Ana', DESKTOP, 0);
+    const bo = await arrive('Bo', PHONE, 1);
+    await ana.shot(S, 'empty');
+    await bo.shot(S, 'empty');
+    expect(ana.errors).toEqual([]);
+
+    // Ana opens a private table first: nobody else's lobby ever lists it.
+    await ana.page.locator('input[name="variant"][value="draw"]').check();
+    await ana.page.getByTestId('seats-select').selectOption('2');
+    await expect(ana.page.getByTestId('visibility-private').isChecked()).resolves.toBe(true);
+    await ana.page.getByTestId('open-table').click();
+    const privateId = await until('the private table opened', async () => codeOf(ana));
+    await ana.page.goto(system.gatewayUrl(0));
+    await ana.page.getByTestId('find-game').waitFor();
+    // It is Ana's own: under "your tables", marked private.
+    await ana.page.locator(`[data-testid="your-tables"] [data-table="${privateId}"]`).waitFor();
+
+    // Then a public one.
+    await ana.page.locator('input[name="variant"][value="draw"]').check();
+    await ana.page.getByTestId('seats-select').selectOption('2');
+    await ana.page.getByTestId('visibility-public').check();
+    await ana.shot(S, 'open-public');
+    await ana.page.getByTestId('open-table').click();
+    const publicId = await until('the public table opened', async () => {
+      const code = codeOf(ana);
+      return code !== privateId ? code : null;
+    });
+
+    // Bo's lobby (the other gateway) shows it without a reload: host, seats, a free seat.
+    const row = bo.page.locator(`[data-testid="open-tables"] [data-table="${publicId}"]`);
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.textContent()).toContain('Ana');
+    expect(await row.textContent()).toContain('1 of 2 seats taken');
+    expect(await bo.page.locator(`[data-table="${privateId}"]`).count()).toBe(0);
+    await bo.shot(S, 'table-listed');
+    await bo.press(row.getByTestId('lobby-join'));
+    await until('Bo sits at the table', async () => codeOf(bo) === publicId && bo.view?.tableId === publicId);
+    await startedAndMoved([ana, bo], publicId);
+    await ana.shot(S, 'lobby-game');
+    await bo.shot(S, 'lobby-game');
+
+    // Quick play: two more browsers (Bulgarian, Arabic) press at the same moment, on two gateways.
+    const cy = await arrive('Cy', DESKTOP, 1, 'bg-BG');
+    const di = await arrive('Di', PHONE, 0, 'ar-EG');
+    // Ana and Bo's table is in play now: listed to watch, with the table's link.
+    const watching = cy.page.locator(`[data-testid="tables-in-play"] [data-table="${publicId}"]`);
+    await watching.waitFor();
+    expect(await watching.getByTestId('lobby-watch').getAttribute('href')).toBe(`/t/${publicId}`);
+    for (const p of [cy, di]) {
+      await p.page.getByTestId('quick-variant').selectOption('draw');
+      await p.page.getByTestId('quick-seats').selectOption('2');
+    }
+    await cy.shot(S, 'quick-play');
+    await di.shot(S, 'quick-play');
+    await Promise.all([cy, di].map((p) => p.page.getByTestId('quick-play-go').click()));
+    const quickId = await until('both are at one table', async () => {
+      const [a, b] = [codeOf(cy), codeOf(di)];
+      return a !== null && a === b ? a : null;
+    });
+    expect(quickId).not.toBe(publicId);
+    await startedAndMoved([cy, di], quickId);
+    await cy.shot(S, 'quick-game');
+    await di.shot(S, 'quick-game');
+
+    // Back to your table: Ana goes to the lobby, finds her table there, and returns to her seat.
+    await ana.page.goto(system.gatewayUrl(0));
+    const mine = ana.page.locator(`[data-testid="your-tables"] [data-table="${publicId}"]`);
+    await mine.waitFor();
+    await ana.page.locator(`[data-testid="tables-in-play"] [data-table="${quickId}"]`).waitFor();
+    await ana.shot(S, 'your-tables');
+    await mine.getByTestId('lobby-back').click();
+    await until(
+      'Ana is back at her seat',
+      async () => codeOf(ana) === publicId && ana.view?.status === 'playing',
+    );
+    await ana.page.getByTestId('hand-tile').first().waitFor();
+    await bo.page.goto(system.gatewayUrl(1));
+    await bo.page.locator(`[data-testid="your-tables"] [data-table="${publicId}"]`).waitFor();
+    await bo.shot(S, 'your-tables');
+    expect(await bo.page.locator(`[data-table="${privateId}"]`).count()).toBe(0);
+
+    for (const p of [ana, bo, cy, di])
+      expect({ name: p.name, errors: p.errors }).toEqual({ name: p.name, errors: [] });
+    for (const p of [ana, bo, cy, di]) await p.close();
+  });
+});
