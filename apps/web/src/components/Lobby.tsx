@@ -6,6 +6,8 @@ import { problemOf } from '../session';
 import { HOST_TARGET_RANGE, RULE_SETS, VARIANTS, type Variant } from '@dominoes/rules';
 import { ChatOption } from '../chat/ChatOption';
 import { NameForm } from './NameForm';
+import { FindGame } from './FindGame';
+import { VisibilityOption } from './VisibilityOption';
 import { Avatar } from './Avatar';
 
 /** The choices offered, from the rules (P19); the server (libs/rules) has the last word and refuses anything else. */
@@ -23,6 +25,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
   const [target, setTarget] = useState<number>(HOST_TARGET_RANGE.default);
   const [seats, setSeats] = useState(4);
   const [oneRound, setOneRound] = useState(false);
+  const [isPublic, setPublic] = useState(false);
   const [chat, setChat] = useState(true);
   const [busy, setBusy] = useState(false);
   const [openError, setOpenError] = useState<string | null>(null);
@@ -33,12 +36,14 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
     event.preventDefault();
     setBusy(true);
     setOpenError(null);
-    const request: CreateTableRequest =
+    const base: CreateTableRequest =
       variant === 'partnership'
         ? { variant, target }
         : variant === 'draw'
           ? { variant, seats, target, oneRound }
           : { variant, seats };
+    // Private (link only) unless the host chose public (issue 12).
+    const request: CreateTableRequest = isPublic ? { ...base, public: true } : base;
     try {
       const table = await session.openTable(chat ? request : { ...request, chat: false });
       navigate(`/t/${table}`);
@@ -67,6 +72,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
         <h1>{t.lobbyTitle}</h1>
         <p>{t.lobbyIntro}</p>
       </section>
+      {state.identity && <FindGame />}
       {!state.identity ? (
         <NameForm />
       ) : (
@@ -134,6 +140,7 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
               </label>
             )}
             <ChatOption checked={chat} onChange={setChat} />
+            <VisibilityOption value={isPublic} onChange={setPublic} />
             {openError && (
               <p className="hint error" role="alert">
                 {openError}
