@@ -129,6 +129,15 @@ describe('looking back in Chromium', () => {
         (row!.scores ?? []).join(','),
       );
       expect(await page.getByTestId('replay-score-row').count()).toBe(rounds);
+      // The last move is in sight in the round's list (the list scrolled to it).
+      const inSight = await page.evaluate(() => {
+        const list = document.querySelector('[data-testid="replay-moves"]')!.getBoundingClientRect();
+        const now = document
+          .querySelector('[data-testid="replay-move"][aria-current="step"]')!
+          .getBoundingClientRect();
+        return now.top >= list.top - 1 && now.bottom <= list.bottom + 1;
+      });
+      expect(inSight).toBe(true);
       await desktop.shot('looking-back', '04-replay-end');
       expect(await problems(page)).toEqual([]);
 

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { getMyMatches, type MatchListEntry, type MatchListResponse } from '@dominoes/protocol';
+import { rulesOf } from '@dominoes/rules';
 import { useI18n } from '../i18n';
 import { useHistoryTexts } from '../i18n/history';
 import { navigate, useSession } from '../hooks';
@@ -33,7 +34,11 @@ function MatchRow({ match }: { readonly match: MatchListEntry }) {
     timeStyle: 'short',
   });
   const game = `${t.variantName(match.variant)} · ${match.oneRound ? t.oneRound : t.targetIs(match.target)}`;
-  const scores = match.scores ? match.scores.join(' – ') : '';
+  // Your side's score first, then the others' in order.
+  const side = rulesOf(match.variant).sideOf(match.seat);
+  const scores = match.scores
+    ? [match.scores[side], ...match.scores.filter((_, s) => s !== side)].join(' – ')
+    : '';
   const over = match.status !== 'playing';
   return (
     <li className={`match-row outcome-${match.outcome}`} data-testid="match-row" data-match={match.matchId}>

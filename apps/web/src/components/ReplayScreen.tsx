@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getReplay, parseMatchId, type MatchReplayResponse } from '@dominoes/protocol';
 import { rulesOf, seatView, type Tile } from '@dominoes/rules';
 import { useI18n, type Dict } from '../i18n';
@@ -123,6 +123,17 @@ export function ReplayScreen({ id }: { readonly id: string }) {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [at, dir, go, last, steps]);
+
+  // The current move stays in sight in the round's list (the list scrolls, not the page).
+  const moveList = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    const list = moveList.current;
+    const current = list?.querySelector<HTMLElement>('[aria-current="step"]');
+    if (!list || !current) return;
+    const top = current.offsetTop; // the list is positioned: its items' offsets are inside it
+    if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight)
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+  }, [at]);
 
   const names: NamedSeats | null = useMemo(
     () =>
@@ -317,7 +328,7 @@ export function ReplayScreen({ id }: { readonly id: string }) {
           <h2 id="replay-moves-title">
             {t.moves} · {t.roundN(step.round + 1)}
           </h2>
-          <ol className="move-list replay-moves" data-testid="replay-moves">
+          <ol className="move-list replay-moves" data-testid="replay-moves" ref={moveList}>
             {round.log.map((entry, i) => (
               <li
                 key={i}
