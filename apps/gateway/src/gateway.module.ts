@@ -20,6 +20,9 @@ import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
 import { GatewayMetrics } from './metrics';
 import { MatchHistory } from './tables/match-history';
 import { TableReader } from './tables/table-reader';
+import { LobbyHub } from './lobby/lobby-hub';
+import { LobbyReader } from './lobby/lobby-reader';
+import { QuickPlay } from './lobby/quick-play';
 import { GatewayHeartbeat } from './ws/gateway-heartbeat';
 import { SeatRouter } from './ws/seat-router';
 import { PlayerSockets } from './ws/player-sockets';
@@ -56,6 +59,24 @@ export class GatewayModule {
             }),
         },
         IntentService,
+        { provide: LobbyReader, useFactory: () => new LobbyReader(config.databaseUrl) },
+        {
+          // Listens on the lobby channel before the port opens, and takes the sockets' lobby frames.
+          provide: LobbyHub,
+          inject: [SeatRouter, LobbyReader, SocketHub],
+          useFactory: async (router: SeatRouter, reader: LobbyReader, hub: SocketHub) => {
+            const lobby = new LobbyHub(router, names, reader, deps.clock, deps.logger);
+            await lobby.start();
+            hub.attachLobby(lobby);
+            return lobby;
+          },
+        },
+        {
+          provide: QuickPlay,
+          inject: [IntentService, LobbyReader],
+          useFactory: (intents: IntentService, reader: LobbyReader) =>
+            new QuickPlay(intents, reader, deps.clock, deps.logger),
+        },
         {
           provide: TableReader,
           useFactory: () => new TableReader(config.databaseUrl),
