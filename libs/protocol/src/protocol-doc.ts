@@ -19,6 +19,13 @@ import {
   TableSummarySchema,
 } from './messages';
 import { MAX_FRAME_BYTES, MAX_SOCKET_FRAME_BYTES } from './parse';
+import {
+  LOBBY_MAX_PLAYING,
+  LOBBY_MAX_WAITING,
+  LobbyUpdateSchema,
+  QuickPlayRequestSchema,
+  QuickPlayResponseSchema,
+} from './lobby';
 import { TableViewSchema } from './views';
 import { MatchListResponseSchema, MatchReplayResponseSchema } from './history';
 
@@ -67,6 +74,11 @@ export function renderProtocolDoc(): string {
     'and spectator socket of the table receives each message as a `chat` frame, and on joining or watching a',
     `\`chatHistory\` frame with the last ${CHAT_HISTORY_KEPT} (reactions left out) and the host setting.`,
     '',
+    'The lobby (decision 0019): `{"type":"lobby","id":…,"on":true}` is answered with a `lobby` frame (the public',
+    `tables: at most ${LOBBY_MAX_WAITING} waiting, oldest first, and ${LOBBY_MAX_PLAYING} in play; the counts of all; your own`,
+    'open tables), then a `lobbyUpdate` frame for every change of a public table on any gateway (`table: null`: it',
+    'left the lobby); keep the newest `version` of each table. A private table is in no lobby list or update.',
+    '',
     '## Error codes',
     '',
     ERROR_CODES.map((c) => `\`${c}\``).join(', '),
@@ -80,6 +92,10 @@ export function renderProtocolDoc(): string {
       'POST /api/tables (request, Authorization: Bearer <token>)': CreateTableRequestSchema,
       'POST /api/tables (response)': CreateTableResponseSchema,
       'GET /api/tables/:code (response)': TableSummarySchema,
+      'POST /api/quick-play (request, Authorization: Bearer <token>; the rate limit and host limit of POST /api/tables when it opens a table)':
+        QuickPlayRequestSchema,
+      'POST /api/quick-play (response: your seat at the oldest waiting public table of that game, or at a new public one)':
+        QuickPlayResponseSchema,
       'GET /api/matches?page=N (response, Authorization: Bearer <token>; pages of MATCH_PAGE_SIZE, newest first)':
         MatchListResponseSchema,
       'GET /api/replays/:matchId (response; a finished or abandoned match, matchId = <table code>-<number>)':
@@ -93,6 +109,8 @@ export function renderProtocolDoc(): string {
         SeatEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
       'gateway control (channel <prefix>:gateway:<id>:control)': GatewayControlSchema,
+      'lobby update (channel <prefix>:{lobby}; a public table whose seats, host or status changed, after its store)':
+        LobbyUpdateSchema,
       'chat message (channel <prefix>:table:<id>:chat; the last ones in the list <prefix>:table:<id>:chat:recent)':
         ChatMessageSchema,
     }),
