@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ClientMessage } from './messages';
-import { TableCodeSchema } from './primitives';
+import { TableCodeSchema, typedTextSchema } from './primitives';
 
 /*
  * Talking at a table (issue 12, decision 0020). Chat is not the game log: it never goes through the
@@ -80,19 +80,11 @@ export function chatTextProblem(text: string): string | null {
  * 1 to CHAT_TEXT_MAX_CHARACTERS characters with no control or invisible formatting characters. It is
  * shown as text only, never as HTML (docs/security.md).
  */
-export const ChatTextSchema = z
-  .string()
-  .max(CHAT_TEXT_MAX_UNITS, `a message is at most ${CHAT_TEXT_MAX_CHARACTERS} characters`)
-  .transform((raw) =>
-    raw
-      .normalize('NFC')
-      .replace(/\p{Zs}+/gu, ' ')
-      .replace(/^ | $/g, ''),
-  )
-  .superRefine((text, ctx) => {
-    const problem = chatTextProblem(text);
-    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-  });
+export const ChatTextSchema = typedTextSchema(
+  CHAT_TEXT_MAX_UNITS,
+  `a message is at most ${CHAT_TEXT_MAX_CHARACTERS} characters`,
+  chatTextProblem,
+);
 
 export const ChatPhraseSchema = z.enum(CHAT_PHRASES);
 export const ChatReactionSchema = z.enum(CHAT_REACTIONS);

@@ -87,27 +87,43 @@ export function playerNameProblem(name: string): string | null {
 }
 
 /**
+ * Text a person typed (a name, a chat message): at most `maxUnits` UTF-16 units as sent, then put in NFC
+ * with every run of spaces (any Unicode space) one ASCII space, trimmed, and refused with the reason
+ * `problemOf` gives for it, if any.
+ */
+export function typedTextSchema(
+  maxUnits: number,
+  tooLong: string,
+  problemOf: (text: string) => string | null,
+) {
+  return z
+    .string()
+    .max(maxUnits, tooLong)
+    .transform((raw) =>
+      raw
+        .normalize('NFC')
+        .replace(/\p{Zs}+/gu, ' ')
+        .replace(/^ | $/g, ''),
+    )
+    .superRefine((text, ctx) => {
+      const problem = problemOf(text);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    });
+}
+
+/**
  * A player's display name, as the identity endpoint takes it and tokens carry it. It is put in NFC
  * and its runs of spaces (any Unicode space) become one ASCII space, trimmed; then it must be 1 to 24
  * characters as people see them (and at most 96 bytes), hold no control, format (Cf: zero-width,
  * bidi overrides and isolates) or unassigned characters, not render as nothing, and not pose as a label
  * of the page. Parsing an accepted name again gives it back unchanged.
  */
-export const PlayerNameSchema = z
-  .string()
-  .max(4 * PLAYER_NAME_MAX_BYTES, `a name is at most ${PLAYER_NAME_MAX_BYTES} bytes of UTF-8`)
-  .transform((raw) =>
-    raw
-      .normalize('NFC')
-      .replace(/\p{Zs}+/gu, ' ')
-      .replace(/^ | $/g, ''),
-  )
-  .superRefine((name, ctx) => {
-    const problem = playerNameProblem(name);
-    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .describe(
-    `A display name: NFC, spaces collapsed and trimmed; 1 to ${PLAYER_NAME_MAX_CHARACTERS} characters as seen (grapheme clusters), at most ${PLAYER_NAME_MAX_BYTES} bytes of UTF-8; no control, format (zero-width, bidi) or unassigned characters, no blank fillers, nothing that poses as the page's labels ("(you)", "Host", "System", "Server")`,
-  );
+export const PlayerNameSchema = typedTextSchema(
+  4 * PLAYER_NAME_MAX_BYTES,
+  `a name is at most ${PLAYER_NAME_MAX_BYTES} bytes of UTF-8`,
+  playerNameProblem,
+).describe(
+  `A display name: NFC, spaces collapsed and trimmed; 1 to ${PLAYER_NAME_MAX_CHARACTERS} characters as seen (grapheme clusters), at most ${PLAYER_NAME_MAX_BYTES} bytes of UTF-8; no control, format (zero-width, bidi) or unassigned characters, no blank fillers, nothing that poses as the page's labels ("(you)", "Host", "System", "Server")`,
+);
 
 export const EndIdSchema = z.string().min(1).max(8);
