@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { getTable } from '@dominoes/protocol';
-import { replayCase, type Action, type ActionOrigin, type MatchOutput, type Tile } from '@dominoes/rules';
+import { matchCaseOfLog, replayCase, type MatchOutput } from '@dominoes/rules';
 import { autoplay } from '../src/autoplay';
 import { seatPlayers, type TestPlayer } from '../src/players';
-import { readLog, replayLog, type LogRow } from '../src/stored-log';
+import { readLog, replayLog } from '../src/stored-log';
 import { TestSystem } from '../src/system';
 
 /** Short on purpose: a real deployment waits 2 minutes (ABANDONED_TABLE_MS). */
@@ -36,43 +36,6 @@ async function matchRow(databaseUrl: string, tableId: string) {
   } finally {
     await client.end();
   }
-}
-
-/**
- * A stored log as a match case of `npm run replay` (examples/replay/README.md): each dealt round with
- * its actions in case notation, `complete` when it ended. What the CLI runs on each line is `replayCase`.
- */
-function matchCase(rows: readonly LogRow[]) {
-  const config = rows.find((r) => r.kind === 'match-started')!.payload['config'] as {
-    variant: string;
-    target: number;
-    oneRound: boolean;
-  };
-  const rounds: { hands: Tile[][]; stock: Tile[]; opener: number; actions: object[]; complete: boolean }[] =
-    [];
-  const marks: Record<ActionOrigin, object> = {
-    player: {},
-    deadline: { timeout: true },
-    auto: { auto: true },
-  };
-  for (const row of rows) {
-    if (row.kind === 'round-dealt') {
-      const p = row.payload as { hands: Tile[][]; stock: Tile[]; opener: number };
-      rounds.push({ hands: p.hands, stock: p.stock, opener: p.opener, actions: [], complete: false });
-    }
-    if (row.kind === 'round-ended') rounds.at(-1)!.complete = true;
-    if (row.kind === 'action') {
-      const { action, by, drawn } = row.payload as { action: Action; by: ActionOrigin; drawn?: Tile };
-      const written =
-        action.type === 'play'
-          ? { seat: action.seat, tile: action.tile, ...(action.end ? { end: action.end } : {}) }
-          : action.type === 'pass'
-            ? { seat: action.seat, tile: null }
-            : { seat: action.seat, draw: true, ...(drawn ? { drawn } : {}) };
-      rounds.at(-1)!.actions.push({ ...written, ...marks[by] });
-    }
-  }
-  return { variant: config.variant, target: config.target, oneRound: config.oneRound, rounds };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -133,7 +96,7 @@ describe('abandoned tables through the real services (issue 12, decision 0017)',
     const abandoned = log.at(-2)!.payload as { scores: number[] };
     expect(replayed!.scores).toEqual(abandoned.scores);
     // And as `npm run replay` reads it: an unfinished match, no winner, the same scores, no error.
-    const output = replayCase(matchCase(log)) as MatchOutput;
+    const output = replayCase(matchCaseOfLog(log)) as MatchOutput;
     expect(output).not.toHaveProperty('error');
     expect(output).toMatchObject({ finished: false, winnerTeam: null, scores: abandoned.scores });
 
