@@ -34,6 +34,7 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
       { type: 'watch', id: 'w', table: 'ABCDEFGHJKMN' },
       { type: 'unwatch', id: 'uw' },
       { type: 'ping' },
+      { type: 'lobby', id: 'lb', on: true },
       { type: 'chat', id: 'j', text: 'gg' },
       { type: 'phrase', id: 'k', phrase: 'goodGame' },
       { type: 'react', id: 'l', reaction: 'clap' },
