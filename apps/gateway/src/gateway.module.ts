@@ -124,10 +124,11 @@ export class GatewayModule {
           provide: ChatRelay,
           inject: [TableReader],
           useFactory: (tables: TableReader) => {
-            const redis = createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat`);
+            const redis = createRedis(config, `gateway:${config.gatewayId}:chat`);
             return new ChatRelay({
               redis,
-              subscriber: createRedis(config.redisUrl, `gateway:${config.gatewayId}:chat-sub`),
+              // Classic pub/sub: on a cluster a table's chat reaches every node's subscribers.
+              subscriber: createRedis(config, `gateway:${config.gatewayId}:chat-sub`),
               names,
               rate: new ChatRate(redis, names, config.chatRate),
               chatEnabled: (tableId) => tables.chatEnabled(tableId),
