@@ -157,4 +157,46 @@ describe('the table chat in the browser', () => {
       await eleni.close();
     }
   });
+
+  it('the host turns text chat off: no input on either page, the note says so; phrases still cross from Arabic to Bulgarian and back', async () => {
+    const amal = await BrowserPlayer.open(browser, 'Amal', DESKTOP, 'click', 'ar-EG');
+    const boyan = await BrowserPlayer.open(browser, 'Boyan', PHONE, 'tap', 'bg-BG');
+    try {
+      await amal.page.goto(system.httpUrl(1));
+      await amal.enterName();
+      await amal.page.getByTestId('open-form').waitFor();
+      await amal.page.locator('input[name="variant"][value="draw"]').check();
+      await amal.page.getByTestId('seats-select').selectOption('2');
+      await amal.page.getByTestId('chat-option').uncheck();
+      await shot([amal], '04-open-chat-off');
+      await amal.page.getByTestId('open-table').click();
+      const code = await until(
+        'the code',
+        async () => (await amal.page.getByTestId('table-code').textContent()) || null,
+      );
+      await boyan.page.goto(`${system.httpUrl(0)}/t/${code}`);
+      await boyan.enterName();
+      for (const p of [amal, boyan]) await p.page.getByTestId('game').waitFor({ timeout: 20_000 });
+      await boyan.page.getByTestId('chat-toggle').tap();
+      for (const p of [amal, boyan]) {
+        await p.page.getByTestId('chat-off').waitFor();
+        expect(await p.page.getByTestId('chat-input').count()).toBe(0);
+      }
+      await amal.page.getByTestId('chat-phrases-toggle').click();
+      await amal.page.getByTestId('phrase-hurryUp').click();
+      await until('Boyan reads it in Bulgarian', async () =>
+        (await texts(boyan)).includes('Побързай, моля!'),
+      );
+      await boyan.page.getByTestId('chat-phrases-toggle').tap();
+      await boyan.page.getByTestId('phrase-oneMoment').tap();
+      await until('Amal reads it in Arabic', async () => (await texts(amal)).includes('لحظة من فضلك…'));
+      expect(await amal.page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+      await boyan.page.getByTestId('chat').scrollIntoViewIfNeeded();
+      await shot([amal, boyan], '05-chat-off');
+      expect([...amal.errors, ...boyan.errors]).toEqual([]);
+    } finally {
+      await amal.close();
+      await boyan.close();
+    }
+  });
 });
