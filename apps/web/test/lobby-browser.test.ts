@@ -14,6 +14,7 @@ import {
   PHONE,
   ensureWebBuilt,
   launchChromium,
+  layoutProblems,
   until,
   type Viewport,
 } from './browser-players';
@@ -33,6 +34,18 @@ afterAll(async () => {
 });
 
 const S = 'lobby';
+
+/** A screenshot of each page, whose layout must have no problem (nothing off the screen or overlapping). */
+async function shot(step: string, ...players: BrowserPlayer[]): Promise<void> {
+  for (const p of players) {
+    await p.shot(S, step);
+    expect({ player: p.name, step, problems: await layoutProblems(p.page) }).toEqual({
+      player: p.name,
+      step,
+      problems: [],
+    });
+  }
+}
 
 /** A browser on gateway `gateway`'s page, with a name. */
 async function arrive(
@@ -69,8 +82,8 @@ describe('finding a game in Chromium (issue 12)', () => {
   it('two browsers on two gateways find each other through the live lobby and through quick play, and play; your tables lead back; a private table is never listed', async () => {
     const ana = await arrive('Ana', DESKTOP, 0);
     const bo = await arrive('Bo', PHONE, 1);
-    await ana.shot(S, 'empty');
-    await bo.shot(S, 'empty');
+    await shot('empty', ana);
+    await shot('empty', bo);
     expect(ana.errors).toEqual([]);
 
     // Ana opens a private table first: nobody else's lobby ever lists it.
@@ -88,7 +101,7 @@ describe('finding a game in Chromium (issue 12)', () => {
     await ana.page.locator('input[name="variant"][value="draw"]').check();
     await ana.page.getByTestId('seats-select').selectOption('2');
     await ana.page.getByTestId('visibility-public').check();
-    await ana.shot(S, 'open-public');
+    await shot('open-public', ana);
     await ana.page.getByTestId('open-table').click();
     const publicId = await until('the public table opened', async () => {
       const code = codeOf(ana);
@@ -101,12 +114,12 @@ describe('finding a game in Chromium (issue 12)', () => {
     expect(await row.textContent()).toContain('Ana');
     expect(await row.textContent()).toContain('1 of 2 seats taken');
     expect(await bo.page.locator(`[data-table="${privateId}"]`).count()).toBe(0);
-    await bo.shot(S, 'table-listed');
+    await shot('table-listed', bo);
     await bo.press(row.getByTestId('lobby-join'));
     await until('Bo sits at the table', async () => codeOf(bo) === publicId && bo.view?.tableId === publicId);
     await startedAndMoved([ana, bo], publicId);
-    await ana.shot(S, 'lobby-game');
-    await bo.shot(S, 'lobby-game');
+    await shot('lobby-game', ana);
+    await shot('lobby-game', bo);
 
     // Quick play: two more browsers (Bulgarian, Arabic) press at the same moment, on two gateways.
     const cy = await arrive('Cy', DESKTOP, 1, 'bg-BG');
@@ -119,8 +132,8 @@ describe('finding a game in Chromium (issue 12)', () => {
       await p.page.getByTestId('quick-variant').selectOption('draw');
       await p.page.getByTestId('quick-seats').selectOption('2');
     }
-    await cy.shot(S, 'quick-play');
-    await di.shot(S, 'quick-play');
+    await shot('quick-play', cy);
+    await shot('quick-play', di);
     await Promise.all([cy, di].map((p) => p.page.getByTestId('quick-play-go').click()));
     const quickId = await until('both are at one table', async () => {
       const [a, b] = [codeOf(cy), codeOf(di)];
@@ -128,15 +141,15 @@ describe('finding a game in Chromium (issue 12)', () => {
     });
     expect(quickId).not.toBe(publicId);
     await startedAndMoved([cy, di], quickId);
-    await cy.shot(S, 'quick-game');
-    await di.shot(S, 'quick-game');
+    await shot('quick-game', cy);
+    await shot('quick-game', di);
 
     // Back to your table: Ana goes to the lobby, finds her table there, and returns to her seat.
     await ana.page.goto(system.gatewayUrl(0));
     const mine = ana.page.locator(`[data-testid="your-tables"] [data-table="${publicId}"]`);
     await mine.waitFor();
     await ana.page.locator(`[data-testid="tables-in-play"] [data-table="${quickId}"]`).waitFor();
-    await ana.shot(S, 'your-tables');
+    await shot('your-tables', ana);
     await mine.getByTestId('lobby-back').click();
     await until(
       'Ana is back at her seat',
@@ -145,7 +158,7 @@ describe('finding a game in Chromium (issue 12)', () => {
     await ana.page.getByTestId('hand-tile').first().waitFor();
     await bo.page.goto(system.gatewayUrl(1));
     await bo.page.locator(`[data-testid="your-tables"] [data-table="${publicId}"]`).waitFor();
-    await bo.shot(S, 'your-tables');
+    await shot('your-tables', bo);
     expect(await bo.page.locator(`[data-table="${privateId}"]`).count()).toBe(0);
 
     for (const p of [ana, bo, cy, di])
