@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -40,10 +40,15 @@ export const TEST_CLUSTER_NODE_TIMEOUT_MS = 2_000;
  * process group and removes the directories.
  */
 export class TestRedisCluster {
+  private readonly logDir: string;
+
   private constructor(
     private readonly processes: ClusterProcess[],
     readonly label: string,
-  ) {}
+  ) {
+    this.logDir = join(__dirname, '../../../test-artifacts/logs', label);
+    mkdirSync(this.logDir, { recursive: true });
+  }
 
   static async start(label: string, size = 6): Promise<TestRedisCluster> {
     const processes: ClusterProcess[] = [];
@@ -108,6 +113,9 @@ export class TestRedisCluster {
         ...TEST_REDIS_SETTINGS,
         '--dir',
         node.dir,
+        // Next to the services' logs: test-artifacts/logs/<label>/redis-cluster-<port>.log.
+        '--logfile',
+        join(this.logDir, `redis-cluster-${node.port}.log`),
       ],
       { cwd: node.dir, stdio: 'ignore', detached: true },
     );
