@@ -1,5 +1,5 @@
 import { sameTile, type Tile } from '@dominoes/rules';
-import type { TableView } from '@dominoes/protocol';
+import type { SpectatorView, TableView } from '@dominoes/protocol';
 import type { LogRow } from './stored-log';
 
 /** Every tile a view holds, wherever the schema lets a tile be: hands, plays, draws, legal moves. */
@@ -24,6 +24,23 @@ export function tilesIn(value: unknown, key = ''): Tile[] {
  * view's own board shows it played.
  */
 export function leakedTiles(view: TableView, log: readonly LogRow[]): Tile[] {
+  return leakedFrom(view, view.you.seat, view.game?.hand ?? [], log);
+}
+
+/**
+ * The same check for a spectator's view (decision 0018), which has no seat: every hand and the
+ * stock are hidden from it until the round's reveal (P10, P12).
+ */
+export function leakedTilesToSpectator(view: SpectatorView, log: readonly LogRow[]): Tile[] {
+  return leakedFrom(view, null, [], log);
+}
+
+function leakedFrom(
+  view: TableView | SpectatorView,
+  seat: number | null,
+  ownHand: readonly Tile[],
+  log: readonly LogRow[],
+): Tile[] {
   const game = view.game;
   if (!game || game.roundNumber === 0 || game.roundResult !== null) return [];
   const deal = log.find(
@@ -35,13 +52,12 @@ export function leakedTiles(view: TableView, log: readonly LogRow[]): Tile[] {
   const stock = deal.payload['stock'] as Tile[];
   const onBoard = game.board.placements.map((p) => p.tile);
   const hidden: Tile[] = [];
-  hands.forEach((hand, seat) => {
-    if (seat === view.you.seat) return;
+  hands.forEach((hand, s) => {
+    if (s === seat) return;
     for (const tile of hand) if (!onBoard.some((b) => sameTile(b, tile))) hidden.push(tile);
   });
   // The boneyard is hidden from everyone; what this seat drew is its own.
   for (const tile of stock)
-    if (!onBoard.some((b) => sameTile(b, tile)) && !game.hand.some((h) => sameTile(h, tile)))
-      hidden.push(tile);
+    if (!onBoard.some((b) => sameTile(b, tile)) && !ownHand.some((h) => sameTile(h, tile))) hidden.push(tile);
   return tilesIn(view).filter((t) => hidden.some((h) => sameTile(h, t)));
 }
