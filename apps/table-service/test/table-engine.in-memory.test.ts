@@ -44,6 +44,52 @@ describe('table engine on in-memory ports', () => {
     return { opened, open };
   };
 
+  it("acknowledges without waiting for the deadline job (decision 0024), and sets a table's jobs one after the other in the order of its changes", async () => {
+    const store = new InMemoryTableStore();
+    const publisher = new InMemorySeatPublisher();
+    const started: string[] = [];
+    const finished: string[] = [];
+    const gates: (() => void)[] = [];
+    const engine = new TableEngine({
+      store,
+      publisher,
+      clock: systemClock,
+      durations: RULE_DURATIONS,
+      deadlines: {
+        schedule: (tableId, d) => {
+          started.push(`${tableId}:${d.key}`);
+          return new Promise<void>((resolve) =>
+            gates.push(() => {
+              finished.push(`${tableId}:${d.key}`);
+              resolve();
+            }),
+          );
+        },
+      },
+      logger: createLogger('test', 'silent'),
+    });
+    const send = envelopes('DLINE1', 'd');
+    // Each reply arrives while the job it asked for is still being set.
+    expect(await engine.handle(send(0, create))).toMatchObject({ ok: true, seat: 0 });
+    expect(started).toHaveLength(1);
+    expect(await engine.handle(send(1, join))).toMatchObject({ ok: true, seat: 1 });
+    expect(await engine.handle(send(2, join))).toMatchObject({ ok: true, seat: 2 });
+    expect(await engine.handle(send(3, join))).toMatchObject({ ok: true, seat: 3 });
+    // The fourth join dealt the round: a turn deadline, whose job waits for the earlier one.
+    expect(started).toHaveLength(1);
+    let all = false;
+    void engine.deadlinesSet().then(() => (all = true));
+    gates.shift()!();
+    await settle();
+    expect(started).toHaveLength(2);
+    expect(all).toBe(false);
+    gates.shift()!();
+    await settle();
+    expect(all).toBe(true);
+    expect(finished).toEqual(started);
+    expect(started.at(-1)).toBe(`DLINE1:${(await engine.load('DLINE1'))!.deadline!.key}`);
+  });
+
   it("runs one table's intents one at a time in arrival order, each on top of the one before, while another table's go on", async () => {
     const { store, first: e, send } = await opened('ORDER1', 'o');
     const held = gate();

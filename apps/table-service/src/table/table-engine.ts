@@ -50,6 +50,8 @@ export interface EngineDeps {
 export class TableEngine {
   private readonly cache = new Map<string, TableState>();
   private readonly tails = new Map<string, Promise<unknown>>();
+  /** Per table, the deadline job being set, if any (scheduleDeadline). */
+  private readonly deadlineTails = new Map<string, Promise<void>>();
   /**
    * Tables an intent failed on with an error of the store (Postgres or Redis down): not in memory
    * now, or not sure to be, while whatever that intent was (a deadline's firing, used up) is lost.
@@ -236,7 +238,7 @@ export class TableEngine {
     await this.publish(stored, occupiedSeats(stored), cause, traceparent);
     await this.publishLobby(table, stored);
     await this.deps.spectators?.published(stored, traceparent);
-    await this.scheduleDeadline(table.deadline, stored, traceparent);
+    this.scheduleDeadline(table.deadline, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
   }
 
@@ -268,7 +270,7 @@ export class TableEngine {
     if (!stored) return { ok: false, intentId, code: 'TABLE_CODE_TAKEN', message: 'table code taken' };
     this.remember(stored);
     await this.publishLobby(null, stored);
-    await this.scheduleDeadline(null, stored, traceparent);
+    this.scheduleDeadline(null, stored, traceparent);
     return { ok: true, intentId, version: stored.version, seat: 0 };
   }
 
@@ -304,19 +306,38 @@ export class TableEngine {
     }
   }
 
-  private async scheduleDeadline(
-    before: Deadline | null,
-    after: TableState,
-    traceparent?: string,
-  ): Promise<void> {
-    if (!after.deadline || after.deadline.key === before?.key) return;
+  /**
+   * Sets the table's deadline job after a stored change, off the reply's path (decision 0024): the
+   * ack and the views do not wait for BullMQ. A table's jobs are still set one after the other, in
+   * the order of its changes, so the job set last is the last change's deadline.
+   */
+  private scheduleDeadline(before: Deadline | null, after: TableState, traceparent?: string): void {
+    const deadline = after.deadline;
+    if (!deadline || deadline.key === before?.key) return;
+    const set = () => this.setDeadline(after.id, deadline, traceparent);
+    const previous = this.deadlineTails.get(after.id);
+    // Started at once when nothing of this table is pending (the common case).
+    const next = previous ? previous.then(set) : set();
+    this.deadlineTails.set(after.id, next);
+    void next.then(() => {
+      if (this.deadlineTails.get(after.id) === next) this.deadlineTails.delete(after.id);
+    });
+  }
+
+  private async setDeadline(tableId: string, deadline: Deadline, traceparent?: string): Promise<void> {
     try {
-      await this.deps.deadlines.schedule(after.id, after.deadline, traceparent);
+      await this.deps.deadlines.schedule(tableId, deadline, traceparent);
     } catch (error) {
       // The change is stored; if the job never made it, the deadline keeper's safety net sets it
-      // again once the deadline is overdue (decision 0011).
-      this.deps.logger.error({ tableId: after.id, err: error }, 'could not schedule the deadline');
+      // again once the deadline is overdue (decision 0011), and a replica that takes the shard sets
+      // every deadline of it again from Postgres.
+      this.deps.logger.error({ tableId, err: error }, 'could not schedule the deadline');
     }
+  }
+
+  /** Resolves once every deadline job asked for so far is set (or failed and was logged). */
+  async deadlinesSet(): Promise<void> {
+    while (this.deadlineTails.size > 0) await Promise.all([...this.deadlineTails.values()]);
   }
 }
 
