@@ -7,10 +7,41 @@ import type { ClientIntent, ServerMessage, TableView } from '@dominoes/protocol'
  * speaks the protocol's types, but reads frames with JSON.parse only: the protocol library's
  * DominoesClient checks every frame against the zod schemas, which costs about 4.5 times the
  * parse itself on a view frame (docs/loadtest.md). The server is what is tested, not the client.
+ * A view frame's version and server time are read from its head (`readViewHead`); the view itself
+ * is parsed only when the seat's `view` is read (issue 14: parsing all four views of every action
+ * was most of the tool's CPU, and a seat whose turn it is not never looks at its view).
  */
 
 export type ViewFrame = Extract<ServerMessage, { type: 'view' }>;
 type IntentType = ClientIntent['type'];
+
+/** A view frame's head: what the tool reads of every view. `viewStart`: where the view's JSON starts. */
+export interface ViewHead {
+  readonly version: number;
+  readonly serverTime: number;
+  readonly viewStart: number;
+}
+
+const VIEW_HEAD = '{"type":"view","version":';
+const SERVER_TIME = ',"serverTime":';
+const VIEW = ',"view":';
+
+/**
+ * The head of a view frame as the gateway writes it (`viewFrameText` of libs/protocol: type,
+ * version, serverTime, then the view, in that order), or null for any other text (which is then
+ * parsed whole). The tests check it against `viewFrameText` itself.
+ */
+export function readViewHead(text: string): ViewHead | null {
+  if (!text.startsWith(VIEW_HEAD) || text.charCodeAt(text.length - 1) !== 0x7d) return null;
+  const timeAt = text.indexOf(SERVER_TIME, VIEW_HEAD.length);
+  if (timeAt < 0) return null;
+  const viewAt = text.indexOf(VIEW, timeAt + SERVER_TIME.length);
+  if (viewAt < 0) return null;
+  const version = Number(text.slice(VIEW_HEAD.length, timeAt));
+  const serverTime = Number(text.slice(timeAt + SERVER_TIME.length, viewAt));
+  if (!Number.isInteger(version) || !Number.isFinite(serverTime)) return null;
+  return { version, serverTime, viewStart: viewAt + VIEW.length };
+}
 
 export interface Reply {
   readonly ok: boolean;
@@ -21,8 +52,11 @@ export interface Reply {
 }
 
 export interface SeatEvents {
-  /** A view with a version above every one this seat had; `at` is performance.now() on arrival. */
-  view(seat: LeanSeat, frame: ViewFrame, at: number): void;
+  /**
+   * A view with a version above every one this seat had (`seat.version`; `seat.view` parses it);
+   * `at` is performance.now() on arrival.
+   */
+  view(seat: LeanSeat, at: number): void;
   /** An error frame that answers no intent of ours (rate limits, a bad token). */
   strayError(seat: LeanSeat, code: string): void;
   /** The socket closed without the tool asking; `afterMs` when the server said `reconnect`. */
@@ -39,8 +73,10 @@ const RING = 32;
 
 export class LeanSeat {
   socket: WebSocket | null = null;
-  view: TableView | null = null;
   version = -1;
+  /** The newest view's JSON while nobody has read it, and the last view parsed. */
+  private viewText: string | null = null;
+  private parsed: TableView | null = null;
   /** max(serverTime − local epoch at arrival): the server clock's offset, from the fastest frame. */
   clockOffset = Number.NEGATIVE_INFINITY;
   private readonly versions = new Float64Array(RING).fill(-1);
@@ -58,6 +94,21 @@ export class LeanSeat {
     private readonly events: SeatEvents,
     private readonly replyTimeoutMs: number,
   ) {}
+
+  /** The newest view this seat has, parsed the first time it is read. */
+  get view(): TableView | null {
+    const text = this.viewText;
+    if (text !== null) {
+      this.viewText = null;
+      try {
+        this.parsed = JSON.parse(text) as TableView;
+      } catch {
+        this.parsed = null;
+        this.events.strayError(this, 'BAD_FRAME');
+      }
+    }
+    return this.parsed;
+  }
 
   get connected(): boolean {
     return this.socket !== null && this.socket.readyState === WebSocket.OPEN;
@@ -94,9 +145,15 @@ export class LeanSeat {
       socket.on('error', () => undefined); // 'close' follows and says what happened
       socket.on('message', (data: WebSocket.RawData) => {
         const at = performance.now();
+        const text = data.toString();
+        const head = welcomed ? readViewHead(text) : null;
+        if (head !== null) {
+          this.onView(head.version, head.serverTime, at, text.slice(head.viewStart, -1), null);
+          return;
+        }
         let message: ServerMessage;
         try {
-          message = JSON.parse(data.toString()) as ServerMessage;
+          message = JSON.parse(text) as ServerMessage;
         } catch {
           this.events.strayError(this, 'BAD_FRAME');
           return;
@@ -143,14 +200,7 @@ export class LeanSeat {
   private onMessage(message: ServerMessage, at: number): void {
     switch (message.type) {
       case 'view':
-        this.clock(message.serverTime, at);
-        if (message.version <= this.version) return; // a sync's repeat, or an old one
-        this.version = message.version;
-        this.view = message.view;
-        this.versions[this.ringNext] = message.version;
-        this.arrivals[this.ringNext] = at;
-        this.ringNext = (this.ringNext + 1) % RING;
-        this.events.view(this, message, at);
+        this.onView(message.version, message.serverTime, at, null, message.view);
         return;
       case 'ack':
       case 'error': {
@@ -173,6 +223,25 @@ export class LeanSeat {
       default:
         return;
     }
+  }
+
+  /** A view frame: its JSON text (parsed when read) or, when the frame was parsed whole, the view. */
+  private onView(
+    version: number,
+    serverTime: number,
+    at: number,
+    text: string | null,
+    view: TableView | null,
+  ): void {
+    this.clock(serverTime, at);
+    if (version <= this.version) return; // a sync's repeat, or an old one
+    this.version = version;
+    this.viewText = text;
+    if (text === null) this.parsed = view;
+    this.versions[this.ringNext] = version;
+    this.arrivals[this.ringNext] = at;
+    this.ringNext = (this.ringNext + 1) % RING;
+    this.events.view(this, at);
   }
 
   /** Sends an intent; `onReply` gets its ack or error exactly once (or TIMEOUT / CLOSED). */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { createTable, messageOfAction, requestIdentity, type TableView } from '@dominoes/protocol';
 import type { SeededRng } from '@dominoes/rules';
 import type { LoadConfig } from './args';
-import { LeanSeat, SeatError, type Reply, type SeatEvents, type ViewFrame } from './lean-client';
+import { LeanSeat, SeatError, type Reply, type SeatEvents } from './lean-client';
 import type { Recorder } from './stats';
 
 /** What every table of a run shares. */
@@ -44,6 +44,8 @@ class Bot {
   ackVersion = -1;
   reconnectAttempts = 0;
   reconnecting = false;
+  /** The seat it sits in, from the last view of its own it read (the others join in any order). */
+  seatNumber: number | null = null;
 
   constructor(
     readonly index: number,
@@ -66,6 +68,23 @@ interface Seen {
   readonly logLength: number;
   readonly clockKind: NonNullable<TableView['clock']>['kind'] | null;
   readonly deadline: number | null;
+  /** What every seat's view of this version shows alike: who may act (`mayAct`). */
+  readonly status: TableView['status'];
+  readonly hostSeat: number | null;
+  readonly phase: NonNullable<TableView['game']>['phase'] | null;
+  readonly turn: number | null;
+}
+
+/**
+ * Whether the seat `me` may have something to do at the table as `seen` shows it: false only when
+ * `intentFor` of that seat's own view of the same version is sure to be null (status, host seat,
+ * phase and turn are the same in every seat's view), so the other seats' views need not be parsed.
+ */
+function mayAct(seen: Seen, me: number): boolean {
+  if (seen.status === 'finished') return seen.hostSeat === me;
+  if (seen.status !== 'playing' || seen.phase === null) return false;
+  if (seen.phase === 'between-rounds') return seen.hostSeat === me;
+  return seen.phase === 'playing' && seen.turn === me;
 }
 
 export type TableStatus = 'setup' | TableView['status'] | 'failed';
@@ -196,9 +215,14 @@ export class TableRun implements SeatEvents {
   private decide(bot: Bot): void {
     const ctx = this.ctx;
     if (!ctx.acting || bot.busy || bot.timer !== null || !bot.seat.connected) return;
-    const view = bot.seat.view;
     const version = bot.seat.version;
-    if (view === null || version <= bot.handledVersion || version < bot.ackVersion) return;
+    if (version <= bot.handledVersion || version < bot.ackVersion) return;
+    const seen = this.seen;
+    const me = bot.seatNumber;
+    if (seen !== null && me !== null && seen.version === version && !mayAct(seen, me)) return;
+    const view = bot.seat.view;
+    if (view === null) return;
+    bot.seatNumber = view.you.seat;
     if (this.intentFor(view) === null) return;
     const [min, max] = ctx.config.thinkMs;
     const think = min + (max - min) * ctx.rng.fraction();
@@ -277,22 +301,24 @@ export class TableRun implements SeatEvents {
     return true;
   }
 
-  view(seat: LeanSeat, frame: ViewFrame, at: number): void {
+  view(seat: LeanSeat, at: number): void {
     const bot = this.bySeat.get(seat);
     if (bot === undefined) return;
+    const version = seat.version;
     this.ctx.rec.count('views');
     if (this.measures.length > 0) {
-      this.measures = this.measures.filter(
-        (m) => !(frame.version >= m.version && this.arrive(m, bot.index, at)),
-      );
+      this.measures = this.measures.filter((m) => !(version >= m.version && this.arrive(m, bot.index, at)));
     }
-    if (this.seen === null || frame.version > this.seen.version) this.observe(seat, frame, at);
+    if (this.seen === null || version > this.seen.version) this.observe(seat, at);
     this.decide(bot);
   }
 
   /** The first arrival of each table version: deadline moves, finished matches, the status. */
-  private observe(seat: LeanSeat, frame: ViewFrame, at: number): void {
-    const view = frame.view;
+  private observe(seat: LeanSeat, at: number): void {
+    const view = seat.view;
+    if (view === null) return;
+    const bot = this.bySeat.get(seat);
+    if (bot !== undefined) bot.seatNumber = view.you.seat;
     const game = view.game;
     const prev = this.seen;
     if (
@@ -311,12 +337,16 @@ export class TableRun implements SeatEvents {
       }
     }
     this.seen = {
-      version: frame.version,
+      version: seat.version,
       matchNumber: view.matchNumber,
       roundNumber: game?.roundNumber ?? 0,
       logLength: game?.log.length ?? 0,
       clockKind: view.clock?.kind ?? null,
       deadline: view.clock?.deadline ?? null,
+      status: view.status,
+      hostSeat: view.hostSeat,
+      phase: game?.phase ?? null,
+      turn: game?.turn ?? null,
     };
     if (this.status !== 'failed') this.status = view.status;
     if (view.status === 'finished' && view.matchNumber !== this.lastFinishedMatch) {

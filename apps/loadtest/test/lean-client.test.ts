@@ -1,0 +1,28 @@
+import { viewFrameText } from '@dominoes/protocol';
+import { readViewHead } from '../src/lean-client';
+
+describe('the lean client reads a view frame head without parsing the view (issue 14)', () => {
+  it("reads version and server time of the gateway's own view frame (viewFrameText), and where the view's JSON is", () => {
+    const view =
+      '{"tableId":"ABC123","you":{"seat":2},"game":{"log":[{"by":"player"}]},"note":",\\"view\\":"}';
+    const text = viewFrameText(41, 1_764_600_000_123, view);
+    const head = readViewHead(text);
+    expect(head).toEqual({ version: 41, serverTime: 1_764_600_000_123, viewStart: expect.any(Number) });
+    expect(text.slice(head!.viewStart, -1)).toBe(view);
+    expect(JSON.parse(text.slice(head!.viewStart, -1))).toEqual(JSON.parse(view));
+  });
+
+  it('anything else is not a view head: the frame is then parsed whole', () => {
+    for (const text of [
+      '{"type":"ack","id":"l1","version":3}',
+      '{"type":"view","version":"3","serverTime":1,"view":{}}',
+      '{"type":"view","version":3.5,"serverTime":1,"view":{}}',
+      '{"type":"view","version":3,"serverTime":"x","view":{}}',
+      '{"type":"view","version":3,"serverTime":1,"view":{"a":1',
+      '{"type":"view","version":3,"view":{}}',
+      '{"version":3,"type":"view","serverTime":1,"view":{}}',
+      '',
+    ])
+      expect(readViewHead(text)).toBeNull();
+  });
+});
