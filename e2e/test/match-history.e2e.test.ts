@@ -139,6 +139,16 @@ describe('looking back: a player’s matches and replays through the real servic
     expect(actions).toHaveLength(moves.length);
     expect(actions.filter((x) => x.auto).length).toBe(moves.filter((r) => r.payload['by'] === 'auto').length);
 
+    // The host starts the table's next match: match 1's replay is unchanged (its own rows only), match 2's refused.
+    await ana.client.newMatch();
+    await ana.client.waitForView((v) => v.matchNumber === 2 && v.status === 'playing');
+    expect(await getReplay(url, `${a.tableId}-1`)).toEqual(replay);
+    expect(await refusal(`${url}/api/replays/${a.tableId}-2`)).toEqual([409, 'MATCH_NOT_OVER']);
+    expect((await getMyMatches(url, ana.token)).matches.map((m) => [m.matchId, m.status])).toEqual([
+      [`${a.tableId}-2`, 'playing'],
+      [`${a.tableId}-1`, 'finished'],
+    ]);
+
     // C is in play: refused, no hand in the answer (P12).
     const inPlay = await fetch(`${url}/api/replays/${cTable}-1`);
     expect(inPlay.status).toBe(409);
@@ -158,7 +168,7 @@ describe('looking back: a player’s matches and replays through the real servic
         400,
         'INVALID_MESSAGE',
       ]);
-    expect(await refusal(`${url}/api/replays/${a.tableId}-2`)).toEqual([404, 'MATCH_NOT_FOUND']);
+    expect(await refusal(`${url}/api/replays/${a.tableId}-3`)).toEqual([404, 'MATCH_NOT_FOUND']);
     await expect(getReplay(url, 'AAAAAAAAAAAA-1')).rejects.toThrow(ProtocolError);
 
     // B, once retention moved it into the archive: still Eve's, still replayable to its stored scores.
