@@ -11,7 +11,7 @@ import {
   type ServerMessage,
   type TalkMessage,
 } from '@dominoes/protocol';
-import type { Clock, Logger } from '@dominoes/platform';
+import { onCluster, publishOn, subscriberOf, type Clock, type Logger } from '@dominoes/platform';
 import type { ChatRate, ChatRedis } from './chat-rate';
 
 /** A socket that reads a table's chat (a seated player's, or a spectator's). */
@@ -63,9 +63,12 @@ export class ChatRelay {
   private readonly subscribed = new Map<string, Promise<unknown>>();
   private readonly tableOfChannel = new Map<string, string>();
   private readonly settings = new Map<string, boolean>();
+  /** SSUBSCRIBE on a cluster (a table's chat channel is on its shard's node), SUBSCRIBE on one Redis. */
+  private readonly channels: ReturnType<typeof subscriberOf>;
 
   constructor(private readonly options: ChatRelayOptions) {
-    options.subscriber.on('message', (channel: string, text: string) => {
+    this.channels = subscriberOf(options.subscriber);
+    this.channels.onMessage((channel: string, text: string) => {
       try {
         this.deliver(channel, text);
       } catch (error) {
@@ -92,7 +95,7 @@ export class ChatRelay {
         this.readers.set(tableId, set);
         const channel = this.options.names.chatChannel(tableId);
         this.tableOfChannel.set(channel, tableId);
-        this.subscribed.set(tableId, this.options.subscriber.subscribe(channel));
+        this.subscribed.set(tableId, this.channels.subscribe(channel));
       }
       set.add(reader);
     }
@@ -124,7 +127,7 @@ export class ChatRelay {
     this.subscribed.delete(tableId);
     const channel = this.options.names.chatChannel(tableId);
     this.tableOfChannel.delete(channel);
-    this.options.subscriber
+    this.channels
       .unsubscribe(channel)
       .catch((error: Error) =>
         this.options.logger.warn({ err: error.message, channel }, 'unsubscribe failed'),
@@ -163,7 +166,9 @@ export class ChatRelay {
       };
       const text = JSON.stringify(message);
       const { names, redis } = this.options;
-      const batch = redis.multi().publish(names.chatChannel(tableId), text);
+      // The channel and the recent list share the table's shard tag: one slot, one MULTI on a cluster too.
+      const batch = redis.multi();
+      publishOn(batch, onCluster(redis), names.chatChannel(tableId), text);
       // Reactions are of the moment: a reload does not show them again.
       if (message.body.kind !== 'reaction') {
         const recent = names.chatRecent(tableId);

@@ -1,3 +1,4 @@
+import { onCluster, publishOn, type RedisClient } from '@dominoes/platform';
 import type { LobbyTable, LobbyUpdate, RedisNames } from '@dominoes/protocol';
 import type { TableState } from './table-state';
 
@@ -53,12 +54,12 @@ export function lobbyUpdateOf(before: TableState | null, after: TableState): Lob
 /** Publishes lobby updates on the lobby channel (names.lobbyChannel), read by every gateway. */
 export class RedisLobbyPublisher implements LobbyPublisher {
   constructor(
-    /** A Redis connection (one node or a cluster): only PUBLISH is used. */
-    private readonly redis: { publish(channel: string, message: string): Promise<unknown> },
+    /** A Redis connection (one node or a cluster): PUBLISH, or SPUBLISH on a cluster (decision 0025). */
+    private readonly redis: RedisClient,
     private readonly names: RedisNames,
   ) {}
 
   async publish(update: LobbyUpdate): Promise<void> {
-    await this.redis.publish(this.names.lobbyChannel, JSON.stringify(update));
+    await publishOn(this.redis, onCluster(this.redis), this.names.lobbyChannel, JSON.stringify(update));
   }
 }
