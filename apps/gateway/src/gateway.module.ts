@@ -128,7 +128,7 @@ export class GatewayModule {
             return new ChatRelay({
               redis,
               // Classic pub/sub: on a cluster a table's chat reaches every node's subscribers.
-              subscriber: createRedis(config, `gateway:${config.gatewayId}:chat-sub`),
+              subscriber: createRedis(config, `gateway:${config.gatewayId}:chat-sub`, { sharded: true }),
               names,
               rate: new ChatRate(redis, names, config.chatRate),
               chatEnabled: (tableId) => tables.chatEnabled(tableId),
