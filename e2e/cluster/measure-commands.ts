@@ -1,0 +1,103 @@
+/**
+ * Redis commands per action per node, on a real Redis Cluster (issue 13, docs/capacity.md):
+ * the whole system on a 3-primary TestRedisCluster (TestSystem, DEADLINE_GROUPS 3), INFO
+ * commandstats of every node read before and after a load-test run (apps/loadtest, play mode), and
+ * the difference divided by the players' stored moves of the run (table_actions rows made by a
+ * player's intent: moves, joins and the host's starts; the deadline moves are counted apart).
+ *
+ *   npm run build && npx tsx e2e/cluster/measure-commands.ts [--tables 200] [--duration 60s]
+ *
+ * Prints one JSON line (per node: role, commands, per action, top commands per action).
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ROOT, TestSystem } from '../src/system';
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+};
+
+async function storedChanges(databaseUrl: string): Promise<{ byPlayers: number; byDeadlines: number }> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ players: string; deadlines: string }>(
+      `select count(*) filter (where intent_id is not null and intent_id not like 'deadline:%') as players,
+              count(*) filter (where intent_id like 'deadline:%') as deadlines
+         from table_actions`,
+    );
+    return { byPlayers: Number(rows[0]!.players), byDeadlines: Number(rows[0]!.deadlines) };
+  } finally {
+    await client.end();
+  }
+}
+
+const sum = (calls: Record<string, number>): number => Object.values(calls).reduce((a, b) => a + b, 0);
+
+async function main(): Promise<void> {
+  const tables = arg('tables', '200');
+  const system = await TestSystem.start('measure-commands', { shards: 16, redisCluster: true });
+  try {
+    const cluster = system.redisCluster!;
+    const primaries = new Set(await cluster.primaryPorts());
+    const before = await cluster.commandStats();
+    const changesBefore = await storedChanges(system.stores.databaseUrl);
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'apps/loadtest/dist/main.js'),
+        ...['--url', system.httpUrl, '--tables', tables, '--think', arg('think', '1-3s')],
+        ...['--ramp', arg('ramp', '10s'), '--duration', arg('duration', '60s'), '--quiet'],
+        ...['--out', join(ROOT, 'test-artifacts', 'measure-commands')],
+      ],
+      { encoding: 'utf8', timeout: 30 * 60_000 },
+    );
+    if (run.status !== 0) throw new Error(`loadtest failed: ${run.stdout}\n${run.stderr}`);
+    const after = await cluster.commandStats();
+    const changesAfter = await storedChanges(system.stores.databaseUrl);
+    const actions = changesAfter.byPlayers - changesBefore.byPlayers;
+    const deadlineMoves = changesAfter.byDeadlines - changesBefore.byDeadlines;
+    const nodes = Object.keys(after).map((key) => {
+      const port = Number(key);
+      const delta: Record<string, number> = {};
+      for (const [command, calls] of Object.entries(after[port]!))
+        delta[command] = calls - (before[port]?.[command] ?? 0);
+      // The INFO and CLUSTER calls of this script and the clients' slot refreshes are not the services' work.
+      for (const own of [
+        'info',
+        'cluster|nodes',
+        'cluster|info',
+        'cluster|slots',
+        'ping',
+        'command',
+        'client|setname',
+      ])
+        delete delta[own];
+      const top = Object.entries(delta)
+        .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([command, n]) => [command, Math.round((n / actions) * 100) / 100]);
+      return {
+        port,
+        role: primaries.has(port) ? 'primary' : 'replica',
+        commands: sum(delta),
+        perAction: Math.round((sum(delta) / actions) * 100) / 100,
+        top: Object.fromEntries(top),
+      };
+    });
+    const onPrimaries = nodes.filter((n) => n.role === 'primary').reduce((a, n) => a + n.commands, 0);
+    process.stdout.write(
+      `${JSON.stringify({ tables: Number(tables), actions, deadlineMoves, commandsPerActionOnPrimaries: Math.round((onPrimaries / actions) * 100) / 100, nodes, loadtest: run.stdout.trim().split('\n').slice(-3) })}\n`,
+    );
+  } finally {
+    await system.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
