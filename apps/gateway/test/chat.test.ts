@@ -47,7 +47,11 @@ async function talker(g: number, name: string): Promise<Talker> {
 }
 
 /** Opens a two-seat table (host on its gateway), the guest joins: the match starts. */
-async function table(host: Talker, guest: Talker, request: CreateTableRequest = {}): Promise<string> {
+async function table(
+  host: Talker,
+  guest: Talker,
+  request: Partial<CreateTableRequest> = {},
+): Promise<string> {
   const { tableId } = await createTable(base(0), host.token, { variant: 'draw', seats: 2, ...request });
   await host.client.join(tableId);
   await guest.client.join(tableId);
@@ -241,7 +245,8 @@ describe('chat limits and hostile input, on real stores', () => {
     expect(await refusal(stranger.client.request('chat', { text: 'hi' }))).toBe('NOT_SEATED');
     expect(await refusal(stranger.client.request('phrase', { phrase: 'bye' }))).toBe('NOT_SEATED');
     // The frame names no table: a seated player's message goes to their own table only.
-    stranger.client.sendRaw({ type: 'chat', id: 'x1', text: 'hi', table: tableId });
+    const aimed: Record<string, unknown> = { type: 'chat', id: 'x1', text: 'hi', table: tableId };
+    stranger.client.sendRaw(aimed);
     await waitFor(
       () => stranger.frames.find((f) => f.type === 'error' && f.id === 'x1'),
       3_000,
