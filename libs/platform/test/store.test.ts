@@ -24,6 +24,7 @@ describe('the store (TableQueries) on a real Postgres', () => {
         status: 'waiting',
         state: '{}',
         deadlineAt: null,
+        chat: true,
       },
       5,
     );
