@@ -103,9 +103,9 @@ export function renderProtocolDoc(): string {
       'any error (4xx/5xx)': HttpErrorSchema,
     }),
     section('Between services (Redis)', {
-      'intent (stream <prefix>:intents:<shard>)': IntentEnvelopeSchema,
-      'reply (channel <prefix>:replies:<gateway>)': IntentReplySchema,
-      "seat view (channel <prefix>:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
+      'intent (stream <prefix>:{shard:<shard>}:intents)': IntentEnvelopeSchema,
+      'reply (channel <prefix>:{gateway:<gateway>}:replies)': IntentReplySchema,
+      "seat view (channel <prefix>:{shard:<shard of id>}:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
         SeatEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
       'gateway control (channel <prefix>:gateway:<id>:control)': GatewayControlSchema,
