@@ -24,6 +24,7 @@ import { useAnnounce } from './LiveRegion';
 import { ResultPanel } from './ResultPanel';
 import { Seat } from './Seat';
 import { SidePanel } from './SidePanel';
+import { SeatReaction } from '../chat/ChatPanel';
 import { Avatar } from './Avatar';
 import { ScoreStrip } from './ScoreStrip';
 
@@ -330,6 +331,7 @@ export function GameTable({ view, version }: { view: TableView; version: number 
                 />
               </span>
               {seatName(t, view, me)} ({t.you})
+              <SeatReaction seat={me} />
               {view.hostSeat === me && <span className="badge host">★ {t.host}</span>}
               {view.variant === 'partnership' && (
                 <span className={`team-tag team-${mySide}`}>{t.team(mySide)}</span>
