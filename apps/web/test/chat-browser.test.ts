@@ -130,6 +130,8 @@ describe('the table chat in the browser', () => {
       await byEleni.waitFor({ timeout: 5_000 });
       expect(await byHana.textContent()).toBe('👏');
       expect(await byEleni.textContent()).toBe('❤️');
+      // The sender sees it by their own seat too.
+      expect(await hana.page.locator('.my-area [data-testid="seat-reaction"]').textContent()).toBe('👏');
       expect(await byHana.getAttribute('aria-label')).toBe('αντέδρασε: χειροκρότημα');
       await eleni.page.getByTestId('chat').scrollIntoViewIfNeeded();
       await shot([hana, eleni], '02-talk');
