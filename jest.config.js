@@ -72,6 +72,9 @@ module.exports = {
         '<rootDir>/test/partnership-match.e2e.test.ts',
         '<rootDir>/test/clock.e2e.test.ts',
         '<rootDir>/test/crash-restart.e2e.test.ts',
+        // The spectator and lobby channels: sharded on the cluster too.
+        '<rootDir>/test/spectators.e2e.test.ts',
+        '<rootDir>/test/lobby.e2e.test.ts',
         '<rootDir>/cluster/**/*.test.ts',
       ],
       setupFiles: ['<rootDir>/../tools/jest/redis-cluster-env.js'],
