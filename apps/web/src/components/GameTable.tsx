@@ -27,6 +27,8 @@ import { SidePanel } from './SidePanel';
 import { SeatReaction } from '../chat/ChatPanel';
 import { Avatar } from './Avatar';
 import { ScoreStrip } from './ScoreStrip';
+import { useWatchTexts } from '../i18n/watch';
+import '../watch.css';
 
 interface Choice {
   readonly key: string;
@@ -83,7 +85,19 @@ function endChoiceText(t: Dict, game: SeatView, id: string): string {
   return t.endN(n, value);
 }
 
-export function GameTable({ view, version }: { view: TableView; version: number }) {
+/**
+ * The table in play. `spectating` (decision 0018): drawn for a spectator, from seat 0, with no hand
+ * and no control (the view holds no hand to show); nobody's turn is "yours".
+ */
+export function GameTable({
+  view,
+  version,
+  spectating = false,
+}: {
+  view: TableView;
+  version: number;
+  spectating?: boolean;
+}) {
   const { t } = useI18n();
   const [state, session] = useSession();
   const announce = useAnnounce();
@@ -101,7 +115,8 @@ export function GameTable({ view, version }: { view: TableView; version: number 
   const comeback = useRef(true);
 
   const playable = playableTiles(game);
-  const myTurn = game.phase === 'playing' && game.turn === me;
+  const myTurn = !spectating && game.phase === 'playing' && game.turn === me;
+  const watchTexts = useWatchTexts();
   const busy = state.pending || state.status !== 'online';
   const passable = canPass(game);
   const drawable = canDraw(game);
@@ -114,8 +129,10 @@ export function GameTable({ view, version }: { view: TableView; version: number 
 
   // Speak what changed, sound it; forget a choice the view no longer allows.
   useEffect(() => {
-    for (const text of announcements(t, view, previous.current)) announce(text);
-    for (const kind of soundsFor(view, previous.current)) playSound(kind);
+    // A spectator hears every seat as another's: nothing is "your turn".
+    const heard = spectating ? { ...view, you: { ...view.you, seat: -1 } } : view;
+    for (const text of announcements(t, heard, previous.current)) announce(text);
+    for (const kind of soundsFor(heard, previous.current)) playSound(kind);
     const before = previous.current?.game;
     previous.current = view;
     if (comeback.current && state.status === 'online') {
@@ -260,7 +277,13 @@ export function GameTable({ view, version }: { view: TableView; version: number 
       <div className="table-column">
         {showResult && !collapsed && (
           <div className="result-layer">
-            <ResultPanel view={view} game={game} collapsed={false} onToggle={() => setCollapsed(true)} />
+            <ResultPanel
+              view={view}
+              game={game}
+              collapsed={false}
+              onToggle={() => setCollapsed(true)}
+              spectating={spectating}
+            />
           </div>
         )}
         <div className={`play-area seats-${view.seatCount}`} dir="ltr">
@@ -296,7 +319,13 @@ export function GameTable({ view, version }: { view: TableView; version: number 
         <div className="status-bar" data-testid="status">
           <div className="status-main">{status}</div>
           {showResult && collapsed && (
-            <ResultPanel view={view} game={game} collapsed onToggle={() => setCollapsed(false)} />
+            <ResultPanel
+              view={view}
+              game={game}
+              collapsed
+              onToggle={() => setCollapsed(false)}
+              spectating={spectating}
+            />
           )}
           <ScoreStrip view={view} game={game} />
           {shortTurn && myTurn && (
@@ -315,138 +344,154 @@ export function GameTable({ view, version }: { view: TableView; version: number 
           {boneyardGame && game.phase === 'playing' && (
             <span className="boneyard">{t.boneyard(game.stockCount)}</span>
           )}
+          {(view.watchers ?? 0) > 0 && (
+            <span className="watchers" data-testid="watchers">
+              <span aria-hidden="true">👁 </span>
+              {watchTexts.watchers(view.watchers ?? 0)}
+            </span>
+          )}
         </div>
 
-        <section
-          className={`my-area side-${view.variant === 'partnership' ? mySide : me}${myTurn ? ' turn' : ''}`}
-          aria-label={t.yourHand}
-        >
-          <div className="my-head">
-            <span className="me-name">
-              <span className="avatar-wrap">
-                <Avatar name={seatName(t, view, me)} size="sm" />
-                <span
-                  className={myInfo?.connected && state.status === 'online' ? 'dot on' : 'dot off'}
-                  aria-hidden="true"
-                />
-              </span>
-              {seatName(t, view, me)} ({t.you})
-              <SeatReaction seat={me} />
-              {view.hostSeat === me && <span className="badge host">★ {t.host}</span>}
-              {view.variant === 'partnership' && (
-                <span className={`team-tag team-${mySide}`}>{t.team(mySide)}</span>
-              )}
-            </span>
-            <div className="controls">
-              {boneyardGame && (
-                <button
-                  type="button"
-                  data-testid="draw"
-                  disabled={!drawable || busy}
-                  onClick={() => void session.draw()}
-                >
-                  {t.draw}
-                </button>
-              )}
-              <button
-                type="button"
-                data-testid="pass"
-                disabled={!passable || busy}
-                onClick={() => void session.pass()}
-              >
-                {t.pass}
-              </button>
-              <button
-                type="button"
-                role="switch"
-                className="switch"
-                aria-checked={view.you.autoPass}
-                aria-describedby="autopass-hint"
-                data-testid="autopass"
-                disabled={state.status !== 'online'}
-                onClick={() => void session.autoPass(!view.you.autoPass)}
-              >
-                <span className="knob" aria-hidden="true" />
-                {t.autoPass}
-              </button>
-              <span id="autopass-hint" className="sr-only">
-                {t.autoPassHint}
-              </span>
-              <button
-                type="button"
-                role="switch"
-                className="switch"
-                aria-checked={sorted}
-                aria-label={t.sortHand}
-                aria-describedby="sort-note"
-                data-testid="sort-hand"
-                onClick={() => setSorted(!sorted)}
-              >
-                <span className="knob" aria-hidden="true" />
-                <span className="long-label">{t.sortHand}</span>
-                <span className="short-label" aria-hidden="true">
-                  {t.sortShort}
-                </span>
-              </button>
-              <span id="sort-note" className={sorted ? 'sort-note' : 'sr-only'} data-testid="sort-note">
-                {t.sortHandNote}
-              </span>
-            </div>
-          </div>
-          {choice && (
-            <div
-              className="end-choice"
-              role="group"
-              aria-label={t.chooseEnd(tileName(t, choice.tile))}
-              ref={choiceRef}
-              data-testid="end-choice"
-              onKeyDown={(e) => {
-                if (e.key === 'Escape') {
-                  e.preventDefault();
-                  cancelChoice();
-                }
-              }}
-            >
-              <span className="choice-title">{t.chooseEnd(tileName(t, choice.tile))}</span>
-              {choice.ends.map((id) => (
-                <button
-                  key={id}
-                  type="button"
-                  className="primary"
-                  data-end={id}
-                  onClick={() => void play(choice.tile, id)}
-                >
-                  <span className="end-no" aria-hidden="true">
-                    #{endLabel(id)}
-                  </span>
-                  {endChoiceText(t, game, id)}
-                </button>
-              ))}
-              <button type="button" className="ghost" onClick={cancelChoice}>
-                {t.cancel}
-              </button>
-            </div>
-          )}
-          <Hand
-            hand={handShown}
-            newTiles={newlyDrawn(game, me)}
-            playable={playable}
-            myTurn={myTurn}
-            busy={busy}
-            onActivate={activate}
-            onDrop={drop}
-            onDrag={setDrag}
-            choosing={choice?.key ?? null}
-            focusRequest={focusRequest}
-          />
-          {state.actionProblem && (
-            <p className="hint error" role="alert" data-testid="action-problem">
-              {t.errorText(state.actionProblem.code, state.actionProblem.message)}
+        {spectating && (
+          <section className="spectator-area" aria-label={watchTexts.watchingTitle(view.tableId)}>
+            <Seat view={view} game={game} seat={me} place="bottom" />
+            <p className="hint" data-testid="watching-note">
+              {watchTexts.watchingNote}
             </p>
-          )}
-        </section>
+          </section>
+        )}
+        {!spectating && (
+          <section
+            className={`my-area side-${view.variant === 'partnership' ? mySide : me}${myTurn ? ' turn' : ''}`}
+            aria-label={t.yourHand}
+          >
+            <div className="my-head">
+              <span className="me-name">
+                <span className="avatar-wrap">
+                  <Avatar name={seatName(t, view, me)} size="sm" />
+                  <span
+                    className={myInfo?.connected && state.status === 'online' ? 'dot on' : 'dot off'}
+                    aria-hidden="true"
+                  />
+                </span>
+                {seatName(t, view, me)} ({t.you})
+                <SeatReaction seat={me} />
+                {view.hostSeat === me && <span className="badge host">★ {t.host}</span>}
+                {view.variant === 'partnership' && (
+                  <span className={`team-tag team-${mySide}`}>{t.team(mySide)}</span>
+                )}
+              </span>
+              <div className="controls">
+                {boneyardGame && (
+                  <button
+                    type="button"
+                    data-testid="draw"
+                    disabled={!drawable || busy}
+                    onClick={() => void session.draw()}
+                  >
+                    {t.draw}
+                  </button>
+                )}
+                <button
+                  type="button"
+                  data-testid="pass"
+                  disabled={!passable || busy}
+                  onClick={() => void session.pass()}
+                >
+                  {t.pass}
+                </button>
+                <button
+                  type="button"
+                  role="switch"
+                  className="switch"
+                  aria-checked={view.you.autoPass}
+                  aria-describedby="autopass-hint"
+                  data-testid="autopass"
+                  disabled={state.status !== 'online'}
+                  onClick={() => void session.autoPass(!view.you.autoPass)}
+                >
+                  <span className="knob" aria-hidden="true" />
+                  {t.autoPass}
+                </button>
+                <span id="autopass-hint" className="sr-only">
+                  {t.autoPassHint}
+                </span>
+                <button
+                  type="button"
+                  role="switch"
+                  className="switch"
+                  aria-checked={sorted}
+                  aria-label={t.sortHand}
+                  aria-describedby="sort-note"
+                  data-testid="sort-hand"
+                  onClick={() => setSorted(!sorted)}
+                >
+                  <span className="knob" aria-hidden="true" />
+                  <span className="long-label">{t.sortHand}</span>
+                  <span className="short-label" aria-hidden="true">
+                    {t.sortShort}
+                  </span>
+                </button>
+                <span id="sort-note" className={sorted ? 'sort-note' : 'sr-only'} data-testid="sort-note">
+                  {t.sortHandNote}
+                </span>
+              </div>
+            </div>
+            {choice && (
+              <div
+                className="end-choice"
+                role="group"
+                aria-label={t.chooseEnd(tileName(t, choice.tile))}
+                ref={choiceRef}
+                data-testid="end-choice"
+                onKeyDown={(e) => {
+                  if (e.key === 'Escape') {
+                    e.preventDefault();
+                    cancelChoice();
+                  }
+                }}
+              >
+                <span className="choice-title">{t.chooseEnd(tileName(t, choice.tile))}</span>
+                {choice.ends.map((id) => (
+                  <button
+                    key={id}
+                    type="button"
+                    className="primary"
+                    data-end={id}
+                    onClick={() => void play(choice.tile, id)}
+                  >
+                    <span className="end-no" aria-hidden="true">
+                      #{endLabel(id)}
+                    </span>
+                    {endChoiceText(t, game, id)}
+                  </button>
+                ))}
+                <button type="button" className="ghost" onClick={cancelChoice}>
+                  {t.cancel}
+                </button>
+              </div>
+            )}
+            <Hand
+              hand={handShown}
+              newTiles={newlyDrawn(game, me)}
+              playable={playable}
+              myTurn={myTurn}
+              busy={busy}
+              onActivate={activate}
+              onDrop={drop}
+              onDrag={setDrag}
+              choosing={choice?.key ?? null}
+              focusRequest={focusRequest}
+            />
+            {state.actionProblem && (
+              <p className="hint error" role="alert" data-testid="action-problem">
+                {t.errorText(state.actionProblem.code, state.actionProblem.message)}
+              </p>
+            )}
+          </section>
+        )}
       </div>
-      <SidePanel view={view} game={game} />
+      <SidePanel view={view} game={game} spectating={spectating} />
       {drag && (
         <div className="drag-ghost" style={{ left: drag.x, top: drag.y }} aria-hidden="true">
           <TileImage tile={drag.tile} />
