@@ -15,22 +15,25 @@ export function ResultPanel({
   game,
   collapsed,
   onToggle,
+  spectating = false,
 }: {
   view: TableView;
   game: SeatView;
   collapsed: boolean;
   onToggle: () => void;
+  /** A spectator's (decision 0018): no seat is "you", nobody here starts the next round. */
+  spectating?: boolean;
 }) {
   const { t } = useI18n();
   const [state, session] = useSession();
   const heading = useRef<HTMLHeadingElement>(null);
   const result = game.roundResult;
   const explanation = explainRound(t, view, game);
-  const isHost = view.hostSeat === view.you.seat;
+  const isHost = !spectating && view.hostSeat === view.you.seat;
   const over = game.phase === 'over';
   const match = game.matchResult;
   const partnership = view.variant === 'partnership';
-  const mySide = game.sideOfSeat[view.you.seat] ?? view.you.seat;
+  const mySide = spectating ? -1 : (game.sideOfSeat[view.you.seat] ?? view.you.seat);
 
   useEffect(() => {
     heading.current?.focus();
@@ -100,7 +103,7 @@ export function ResultPanel({
           >
             <span className="who">
               {seatName(t, view, seat)}
-              {seat === view.you.seat && ` (${t.you})`}
+              {!spectating && seat === view.you.seat && ` (${t.you})`}
               {partnership && (
                 <span className={`team-tag team-${game.sideOfSeat[seat] ?? 0}`}>
                   {t.team(game.sideOfSeat[seat] ?? 0)}
