@@ -5,7 +5,16 @@ import { describeEntry, passEnds, seatName, sideName, type SeatView } from '../g
 import { MoveMark } from './MoveMark';
 
 /** Scores, the rounds played, and this round's moves (the table's own moves marked as such). */
-export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
+/** `spectating`: a spectator's side panel, whose chat it reads but does not write in (decision 0018). */
+export function SidePanel({
+  view,
+  game,
+  spectating = false,
+}: {
+  view: TableView;
+  game: SeatView;
+  spectating?: boolean;
+}) {
   const { t } = useI18n();
   const ends = passEnds(game);
   const partnership = view.variant === 'partnership';
@@ -64,7 +73,7 @@ export function SidePanel({ view, game }: { view: TableView; game: SeatView }) {
           </ol>
         )}
       </section>
-      <ChatPanel mySeat={view.you.seat} />
+      <ChatPanel mySeat={spectating ? null : view.you.seat} />
     </aside>
   );
 }
