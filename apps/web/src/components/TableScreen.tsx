@@ -4,11 +4,14 @@ import { useChatStore } from '../chat/ChatPanel';
 import { GameTable } from './GameTable';
 import { NameForm } from './NameForm';
 import { WaitingRoom } from './WaitingRoom';
+import { useWatchTexts } from '../i18n/watch';
+import { watchPath } from '../watch';
 
 /** The page of `/t/:code`: the name prompt, joining, the waiting room, or the game. */
 export function TableScreen({ code }: { readonly code: string }) {
   const { t } = useI18n();
   const [state] = useSession();
+  const watchTexts = useWatchTexts();
   // Made before the table answers, so its chat history is not missed.
   useChatStore();
 
@@ -35,6 +38,11 @@ export function TableScreen({ code }: { readonly code: string }) {
         <section className="card" role="alert" data-testid="join-problem">
           <h1>{t.tableOf(code)}</h1>
           <p>{text}</p>
+          {state.joinProblem.code === 'TABLE_FULL' && (
+            <button type="button" data-testid="watch-instead" onClick={() => navigate(watchPath(code))}>
+              {watchTexts.watchTable}
+            </button>
+          )}
           <button type="button" className="primary" onClick={() => navigate('/')}>
             {t.backToLobby}
           </button>
