@@ -25,7 +25,8 @@ export function useNow(everyMs = 250): number {
 
 export type Route =
   | { readonly name: 'lobby' }
-  | { readonly name: 'table'; readonly code: string }
+  /** `watch`: `/t/:code?watch=1`, the table watched instead of joined (decision 0018). */
+  | { readonly name: 'table'; readonly code: string; readonly watch?: boolean }
   | { readonly name: 'matches' }
   | { readonly name: 'replay'; readonly id: string };
 
@@ -35,9 +36,16 @@ const CODE_IN_LINK = new RegExp(`/t/([A-Za-z0-9]{${TABLE_CODE_LENGTH}})(?:[/?#]|
 const MATCHES_ROUTE = /^\/matches\/?$/;
 const REPLAY_ROUTE = /^\/replay\/([^/]{1,64})\/?$/;
 
-export function parseRoute(pathname: string): Route {
+/** The route of a path, with or without its query (`/t/:code?watch=1`). */
+export function parseRoute(path: string): Route {
+  const [pathname = '', query = ''] = path.split('?', 2);
   const match = ROUTE.exec(pathname);
-  if (match) return { name: 'table', code: (match[1] as string).toUpperCase() };
+  if (match) {
+    const code = (match[1] as string).toUpperCase();
+    return new URLSearchParams(query).get('watch') === '1'
+      ? { name: 'table', code, watch: true }
+      : { name: 'table', code };
+  }
   if (MATCHES_ROUTE.test(pathname)) return { name: 'matches' };
   const replay = REPLAY_ROUTE.exec(pathname);
   return replay ? { name: 'replay', id: decoded(replay[1] as string) } : { name: 'lobby' };
@@ -66,7 +74,7 @@ export function useRoute(): Route {
       routeListeners.add(listener);
       return () => routeListeners.delete(listener);
     },
-    () => location.pathname,
+    () => location.pathname + location.search,
   );
   return parseRoute(path);
 }
