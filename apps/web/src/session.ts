@@ -8,6 +8,7 @@ import {
   type IdentityResponse,
   type ServerMessage,
   type SocketLike,
+  type SpectatorView,
   type TableView,
 } from '@dominoes/protocol';
 
@@ -39,6 +40,10 @@ export interface SessionState {
   readonly table: string | null;
   readonly view: TableView | null;
   readonly version: number;
+  /** The page watches the table instead of joining it (`/t/:code?watch=1`, decision 0018). */
+  readonly watching: boolean;
+  /** The spectator's view of the watched table (its version in `version`). */
+  readonly watchView: SpectatorView | null;
   /** Why joining the table failed (not found, full): the page shows it instead of the table. */
   readonly joinProblem: Problem | null;
   /** The last refused action, shown briefly. */
@@ -108,6 +113,8 @@ export class Session {
       table: null,
       view: null,
       version: -1,
+      watching: false,
+      watchView: null,
       joinProblem: null,
       actionProblem: null,
       pending: false,
@@ -179,14 +186,19 @@ export class Session {
     return tableId;
   }
 
-  /** Shows the table `code` (or the lobby for null): joins it, connecting first if needed. */
-  showTable(code: string | null): void {
-    if (code === this.state.table) return;
+  /**
+   * Shows the table `code` (or the lobby for null): joins it, or with `watch` watches it, connecting
+   * first if needed.
+   */
+  showTable(code: string | null, watch = false): void {
+    if (code === this.state.table && watch === this.state.watching) return;
     const previous = this.state.table;
     this.set({
       table: code,
       view: null,
       version: -1,
+      watching: code !== null && watch,
+      watchView: null,
       joinProblem: null,
       actionProblem: null,
       pending: false,
@@ -230,6 +242,10 @@ export class Session {
       if (view.tableId !== this.state.table) return;
       this.set({ view, version, joinProblem: null });
     });
+    client.onWatchView((view, version) => {
+      if (client !== this.client || !this.state.watching || view.tableId !== this.state.table) return;
+      this.set({ watchView: view, version, joinProblem: null });
+    });
     client.onClose(() => {
       if (client !== this.client) return;
       this.scheduleReconnect();
@@ -260,7 +276,8 @@ export class Session {
 
   private async join(client: DominoesClient, table: string): Promise<void> {
     try {
-      await client.join(table);
+      if (this.state.watching) await client.watch(table);
+      else await client.join(table);
       if (client === this.client && this.state.table === table) this.set({ status: 'online', retryAt: null });
     } catch (error) {
       if (client !== this.client || this.state.table !== table) return;
