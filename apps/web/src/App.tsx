@@ -5,6 +5,7 @@ import { Header } from './components/Header';
 import { Lobby } from './components/Lobby';
 import { RulesDialog } from './components/RulesDialog';
 import { TableScreen } from './components/TableScreen';
+import { WatchScreen } from './components/WatchScreen';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { MyMatches } from './components/MyMatches';
 import { ReplayScreen } from './components/ReplayScreen';
@@ -23,14 +24,15 @@ export function App() {
 
   const { t } = useI18n();
   const code = route.name === 'table' ? route.code : null;
+  const watch = route.name === 'table' && route.watch === true;
   const ownTitle = route.name === 'matches' || route.name === 'replay';
   useEffect(() => {
     if (!state.view?.game && !ownTitle)
       document.title = code ? `${t.tableOf(code)} · ${t.appName}` : t.appName;
   }, [code, t, state.view?.game, ownTitle]);
   useEffect(() => {
-    session.showTable(code);
-  }, [code, session]);
+    session.showTable(code, watch);
+  }, [code, watch, session]);
 
   const tableVariant = state.view?.variant ?? 'partnership';
   return (
@@ -41,7 +43,11 @@ export function App() {
       <Header onRules={() => setRules(route.name === 'table' ? tableVariant : 'partnership')} />
       <ConnectionBanner />
       {route.name === 'table' ? (
-        <TableScreen code={route.code} />
+        route.watch ? (
+          <WatchScreen code={route.code} />
+        ) : (
+          <TableScreen code={route.code} />
+        )
       ) : route.name === 'matches' ? (
         <MyMatches />
       ) : route.name === 'replay' ? (
