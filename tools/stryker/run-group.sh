@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The mutation run one group at a time (docs/testing.md, "The mutation run"): each group mutates the
+# files where one part's logic is and runs only the suites that test them, so a group takes minutes,
+# not the 19 h of every suite for every mutant. Results go into tools/stryker/incremental.json, so a
+# group run again tests only the mutants whose code or tests changed; mutation.json (and the HTML
+# report) always holds every file tested so far.
+#
+#   tools/stryker/run-group.sh <group> [stryker options...]     e.g. run-group.sh policy --concurrency 1
+#   tools/stryker/run-group.sh list
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+T=apps/table-service
+G=apps/gateway
+M=apps/timer-service
+join() { local IFS=,; echo "$*"; }
+
+case "${1:-}" in
+  policy) # The table's policy and views: pure suites only.
+    files=($T/src/table/table-policy.ts $T/src/table/table-state.ts $T/src/table/table-events.ts $T/src/table/table-views.ts)
+    suites=($T/test/table-policy.test.ts $T/test/abandoned-tables.test.ts $T/test/policy-match-log.test.ts
+      $T/test/policy-seats-presence.test.ts $T/test/views-of-a-table.test.ts) ;;
+  engine) # The engine and the deadline keeper on their in-memory ports.
+    files=($T/src/table/table-engine.ts $T/src/deadlines/deadline-keeper.ts)
+    suites=($T/test/table-engine.in-memory.test.ts $T/test/table-engine.replies.in-memory.test.ts
+      $T/test/deadline-keeper.test.ts) ;;
+  leases) # Shard leases on real Redis.
+    files=($T/src/shards/shard-leases.ts $T/src/shards/owned-shards.ts)
+    suites=($T/test/shard-leases.test.ts $T/test/shard-leases-redis.test.ts $T/test/shard-leases-lifecycle.test.ts) ;;
+  edge) # The gateway's tokens, limits and body parser: unit suites (rate-limiter on real Redis).
+    files=($G/src/auth/tokens.ts $G/src/edge/rate-limiter.ts $G/src/http/json-body.ts $G/src/ws/token-bucket.ts
+      $G/src/edge/trusted-proxies.ts $G/src/edge/client-address.ts $G/src/edge/origin-policy.ts)
+    suites=($G/test/tokens.test.ts $G/test/token-refusals.test.ts $G/test/rate-limiter.test.ts $G/test/json-body.test.ts
+      $G/test/token-bucket.test.ts $G/test/edge.test.ts $G/test/trusted-proxies.test.ts) ;;
+  timer) # The timer-service on real Redis (BullMQ).
+    files=($M/src/deadline-worker.ts)
+    suites=($M/test/timer-service.test.ts $M/test/deadline-upsert.test.ts $M/test/telemetry.test.ts) ;;
+  list)
+    echo "groups: policy engine leases edge timer"
+    exit 0 ;;
+  *)
+    echo "usage: $0 <policy|engine|leases|edge|timer|list> [stryker options...]" >&2
+    exit 2 ;;
+esac
+shift
+
+export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/postgres}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+MUTATION_TESTS="$(join "${suites[@]}")" exec npx stryker run tools/stryker/stryker.config.json \
+  --mutate "$(join "${files[@]}")" "$@"
