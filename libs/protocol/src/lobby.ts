@@ -75,6 +75,14 @@ export const QuickPlayRequestSchema = z
     seats: z.number().int().optional(),
   })
   .strict();
+/**
+ * Browser → gateway: quick play on the socket, which sits with the seat (its connection on it from
+ * the first moment, as a `join`'s): answered with the seat's `view` and an `ack`, or an `error`.
+ */
+export const QuickPlayFrameSchema = QuickPlayRequestSchema.extend({
+  type: z.literal('quickPlay'),
+  id: IntentIdSchema,
+}).strict();
 /** `created`: no open public table fitted, so a new one was opened for you (you are its host). */
 export const QuickPlayResponseSchema = z.object({
   tableId: TableCodeSchema,
