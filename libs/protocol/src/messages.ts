@@ -10,7 +10,7 @@ import {
   VariantSchema,
 } from './primitives';
 import { TableStatusSchema, TableViewSchema } from './views';
-import { LobbyFrameSchema, LobbyRequestSchema, LobbyUpdateFrameSchema } from './lobby';
+import { LobbyFrameSchema, LobbyRequestSchema, LobbyUpdateFrameSchema, QuickPlayFrameSchema } from './lobby';
 import { SpectatorViewSchema } from './spectators';
 
 /* ------------------------------------------------------------------ */
@@ -58,6 +58,8 @@ export const ClientMessageSchemas = {
   ping: z.object({ type: z.literal('ping'), id: IntentIdSchema.optional() }).strict(),
   /** Subscribe to the lobby's public tables (`on: true`) or stop (lib/protocol/src/lobby.ts). */
   lobby: LobbyRequestSchema,
+  /** Quick play on this socket: seated with it at the oldest open public table of that game, or a new one. */
+  quickPlay: QuickPlayFrameSchema,
 } as const;
 
 export type ClientMessageType = keyof typeof ClientMessageSchemas;
@@ -65,8 +67,8 @@ export const CLIENT_MESSAGE_TYPES = Object.keys(ClientMessageSchemas) as ClientM
 export type ClientMessage = {
   [K in ClientMessageType]: z.infer<(typeof ClientMessageSchemas)[K]>;
 }[ClientMessageType];
-export type ClientIntent = Exclude<ClientMessage, { type: 'hello' | 'ping' | 'lobby' }>;
-export type LobbyRequest = Extract<ClientMessage, { type: 'lobby' }>;
+export type ClientIntent = Exclude<ClientMessage, { type: 'hello' | 'ping' | 'lobby' | 'quickPlay' }>;
+export type LobbyRequest = Extract<ClientMessage, { type: 'lobby' | 'quickPlay' }>;
 
 /* ------------------------------------------------------------------ */
 /* Gateway → browser                                                    */
