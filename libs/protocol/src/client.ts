@@ -186,6 +186,11 @@ export class DominoesClient {
     return this.ask({ type: 'lobby', id, on });
   }
 
+  /** Quick play on this socket: resolves once seated (the seat's view follows on `onView`). */
+  quickPlay(request: QuickPlayRequest, id = this.nextId()): Promise<Ack> {
+    return this.ask({ type: 'quickPlay', id, ...request });
+  }
+
   private ask(message: ClientIntent | LobbyRequest): Promise<Ack> {
     const { type, id } = message;
     return new Promise((resolve, reject) => {
