@@ -35,6 +35,7 @@ describe('parseClientFrame: every frame a browser sends is checked, and bad ones
       { type: 'unwatch', id: 'uw' },
       { type: 'ping' },
       { type: 'lobby', id: 'lb', on: true },
+      { type: 'quickPlay', id: 'qp', variant: 'draw', seats: 2 },
       { type: 'chat', id: 'j', text: 'gg' },
       { type: 'phrase', id: 'k', phrase: 'goodGame' },
       { type: 'react', id: 'l', reaction: 'clap' },
