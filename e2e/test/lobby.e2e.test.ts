@@ -192,6 +192,40 @@ describe('the lobby and quick play across two gateways (issue 12)', () => {
     four[0]!.close();
   });
 
+  it('P3, P17 quick play on the socket: four sockets on two gateways at the same moment end at one table, each bound to its seat; the match starts with every seat connected (no short turn for a seat that is only on its way); hostile quick-play frames get clear errors', async () => {
+    const four = await Promise.all(['S0', 'S1', 'S2', 'S3'].map((n, i) => player(n, i % 2)));
+    await Promise.all(four.map((p) => p.client.quickPlay({ variant: 'partnership', target: 200 })));
+    const views = await Promise.all(
+      four.map((p) => p.client.waitForView((v) => v.status === 'playing' && v.game !== null)),
+    );
+    expect(new Set(views.map((v) => v.tableId)).size).toBe(1);
+    expect(views.map((v) => v.you.seat).sort()).toEqual([0, 1, 2, 3]);
+    for (const p of four) {
+      const first = p.views().find((v) => v.status === 'playing')!;
+      expect(first.seats.map((s) => s?.connected)).toEqual([true, true, true, true]);
+      // The opener's clock is the full turn (P16), not P17's 5 s.
+      expect(first.clock!.kind).toBe('turn');
+      expect(first.clock!.deadline - Date.now()).toBeGreaterThan(20_000);
+    }
+    const errorOf = async (raw: Record<string, unknown>) => {
+      const p = four[0]!;
+      const from = p.frames.length;
+      p.client.sendRaw(raw);
+      return frame(p, (f): f is Extract<ServerMessage, { type: 'error' }> => f.type === 'error', from);
+    };
+    expect(await errorOf({ type: 'quickPlay', id: 'q1', variant: 'chess' })).toMatchObject({
+      code: 'INVALID_MESSAGE',
+    });
+    expect(await errorOf({ type: 'quickPlay', id: 'q2', variant: 'partnership', target: 75 })).toMatchObject({
+      code: 'INVALID_TARGET',
+      id: 'q2',
+    });
+    expect(await errorOf({ type: 'quickPlay', id: 'q3', variant: 'draw', public: false })).toMatchObject({
+      code: 'INVALID_MESSAGE',
+    });
+    for (const p of four) p.close();
+  });
+
   it('quick play twice keeps one seat; it uses an open public table before opening one; it never takes a private table', async () => {
     const host = await player('PrivateHost', 0, false);
     const { tableId: privateId } = await host.openTable({ variant: 'five-tile', seats: 4 });

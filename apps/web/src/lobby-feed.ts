@@ -3,6 +3,7 @@ import {
   DominoesClient,
   LOBBY_MAX_TABLES,
   type LobbyTable,
+  type QuickPlayRequest,
   type ServerMessage,
   type SocketLike,
 } from '@dominoes/protocol';
@@ -63,6 +64,12 @@ export function applyLobbyUpdate(
   return { ...state, tables: sortLobby(listed), counts, yours };
 }
 
+/**
+ * After quick play on the lobby's socket, that socket sits on the seat: it stays open this long after the
+ * lobby closes, while the table page's own socket joins, so the seat is never without a connection (P17).
+ */
+const PARK_MS = 10_000;
+
 const browserSocket = (url: string): SocketLike => new WebSocket(url) as unknown as SocketLike;
 
 export class LobbyFeed {
@@ -72,6 +79,8 @@ export class LobbyFeed {
   private token: string | null = null;
   private attempt = 0;
   private retry: ReturnType<typeof setTimeout> | null = null;
+  /** The socket that quick play seated: closed PARK_MS after the lobby stops, not at once. */
+  private seated: DominoesClient | null = null;
 
   constructor(
     private readonly wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`,
@@ -103,8 +112,24 @@ export class LobbyFeed {
     this.retry = null;
     const client = this.client;
     this.client = null;
-    client?.close();
+    if (client !== null && client === this.seated) {
+      this.seated = null;
+      setTimeout(() => client.close(), PARK_MS);
+    } else client?.close();
     this.state = EMPTY;
+  }
+
+  /**
+   * Quick play on the lobby's socket (its connection sits on the seat from the first moment); resolves
+   * with the table's code. Null when the lobby is not live: the caller uses POST /api/quick-play.
+   */
+  async quickPlay(request: QuickPlayRequest): Promise<string | null> {
+    const client = this.client;
+    if (client === null || this.state.status !== 'live') return null;
+    await client.quickPlay(request);
+    const view = client.view ?? (await client.waitForView(() => true));
+    this.seated = client;
+    return view.tableId;
   }
 
   private connect(): void {
@@ -160,6 +185,10 @@ export class LobbyFeed {
 }
 
 const feed = typeof window === 'undefined' ? null : new LobbyFeed();
+
+/** Quick play through the lobby's socket (null when it is not live). */
+export const quickPlayOnLobby = (request: QuickPlayRequest): Promise<string | null> =>
+  feed ? feed.quickPlay(request) : Promise.resolve(null);
 
 /** The live lobby while the calling component is shown, for the identity `token` (null: none yet). */
 export function useLobby(token: string | null): LobbyState {

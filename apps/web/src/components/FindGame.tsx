@@ -4,7 +4,7 @@ import { HOST_TARGET_RANGE, RULE_SETS, VARIANTS, type Variant } from '@dominoes/
 import { navigate, useSession } from '../hooks';
 import { useI18n } from '../i18n';
 import { useLobbyTexts } from '../i18n/lobby';
-import { useLobby, useMinutesSince } from '../lobby-feed';
+import { quickPlayOnLobby, useLobby, useMinutesSince } from '../lobby-feed';
 import { problemOf } from '../session';
 import { Avatar } from './Avatar';
 import '../lobby.css';
@@ -161,8 +161,10 @@ function QuickPlay({ token }: { readonly token: string | null }) {
     setError(null);
     try {
       const request = variant === 'partnership' ? { variant, target } : { variant, seats };
-      const seated = await quickPlay(location.origin, token, request);
-      navigate(`/t/${seated.tableId}`);
+      // On the lobby's socket (seated with it at once); over HTTP when the lobby is not live.
+      const tableId =
+        (await quickPlayOnLobby(request)) ?? (await quickPlay(location.origin, token, request)).tableId;
+      navigate(`/t/${tableId}`);
     } catch (e) {
       const p = problemOf(e);
       setError(t.errorText(p.code, p.message));
