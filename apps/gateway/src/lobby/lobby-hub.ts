@@ -1,8 +1,18 @@
-import { decodeLobbyUpdate, type RedisNames, type ServerMessage } from '@dominoes/protocol';
+import {
+  decodeLobbyUpdate,
+  type LobbyRequest,
+  type RedisNames,
+  type ServerMessage,
+} from '@dominoes/protocol';
 import type { Clock, Logger } from '@dominoes/platform';
 import type { Connection } from '../ws/connection';
 import type { SeatRouter } from '../ws/seat-router';
+import { ApiError } from '../http/errors';
 import type { LobbyReader } from './lobby-reader';
+import type { OpenTable, QuickPlay } from './quick-play';
+
+/** Opens a new public table for a socket's quick play: the create path's limits, the socket on the host's seat. */
+export type OpenForSocket = (conn: Connection, player: { id: string; name: string }) => OpenTable;
 
 /** A socket asks for the whole lobby at most this often; sooner, it keeps its live updates (and gets an ack). */
 export const LOBBY_SNAPSHOT_INTERVAL_MS = 1_000;
@@ -31,7 +41,44 @@ export class LobbyHub {
     private readonly reader: LobbyReader,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly quick: QuickPlay | null = null,
+    private readonly openFor: OpenForSocket | null = null,
   ) {}
+
+  /**
+   * Quick play on a socket: the player seated with this socket's connection (QuickPlay). The table's
+   * id, for the socket hub to bind the socket to the seat as a `join` does; null when refused (the
+   * error frame is sent).
+   */
+  async quickPlay(
+    conn: Connection,
+    frame: Extract<LobbyRequest, { type: 'quickPlay' }>,
+  ): Promise<string | null> {
+    const player = conn.player;
+    if (player === null || this.quick === null || this.openFor === null) {
+      conn.send({
+        type: 'error',
+        id: frame.id,
+        code: player === null ? 'UNAUTHENTICATED' : 'UNAVAILABLE',
+        message: player === null ? 'Say hello with your token first.' : 'Quick play is not available here.',
+      });
+      return null;
+    }
+    const { variant, target, seats } = frame;
+    const request = {
+      variant,
+      ...(target === undefined ? {} : { target }),
+      ...(seats === undefined ? {} : { seats }),
+    };
+    try {
+      const seated = await this.quick.play(player, request, this.openFor(conn, player), conn.id);
+      return seated.tableId;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      conn.send({ type: 'error', id: frame.id, code: error.code, message: error.message });
+      return null;
+    }
+  }
 
   /** Listens on the lobby channel (before the first socket can subscribe). */
   start(): Promise<void> {

@@ -38,10 +38,16 @@ export class QuickPlay {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * `connectionId`: the socket that asked (its connection sits on the seat from the start, so a table
+   * this fills starts with the seat connected: P17's short turn is for seats that are away), or null
+   * (HTTP: the page's join connects the seat next).
+   */
   async play(
     player: { id: string; name: string },
     request: QuickPlayRequest,
     open: OpenTable,
+    connectionId: string | null = null,
   ): Promise<QuickPlayOutcome> {
     // The rules say what the configuration is (defaults filled in), and refuse a bad one.
     const checked = createMatch({ variant: request.variant, seats: request.seats, target: request.target });
@@ -53,7 +59,7 @@ export class QuickPlay {
         config,
         async (search) => {
           for (const tableId of await search.candidates(player.id, CANDIDATES)) {
-            const seat = await this.join(player, tableId);
+            const seat = await this.join(player, tableId, connectionId);
             if (seat !== null) return { tableId, seat, created: false };
           }
           const { tableId } = await open({ variant, seats, target, public: true });
@@ -70,13 +76,16 @@ export class QuickPlay {
   }
 
   /** Takes the next free seat of `tableId` (P3); null when it has none any more. */
-  private async join(player: { id: string; name: string }, tableId: string): Promise<number | null> {
+  private async join(
+    player: { id: string; name: string },
+    tableId: string,
+    connectionId: string | null,
+  ): Promise<number | null> {
     const outcome = await this.intents.request({
       intentId: intentIds.player(player.id, `qp-${randomBytes(6).toString('hex')}`),
       tableId,
       player,
-      // No socket yet: the page joins the table's link next, which connects the seat.
-      connectionId: null,
+      connectionId,
       replyTo: this.intents.replyChannel,
       sentAt: this.clock.now(),
       intent: { kind: 'join' },
