@@ -246,6 +246,22 @@ export class SocketHub {
             this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
           });
         return;
+      case 'quickPlay':
+        // Seated with this socket's connection; then bound to the seat exactly as a join binds it.
+        if (!this.lobby) this.refuse(conn, message.id, 'UNAVAILABLE', 'This gateway has no lobby.');
+        else
+          void this.lobby
+            .quickPlay(conn, message)
+            .then((tableId) =>
+              tableId === null
+                ? undefined
+                : this.intent(conn, { type: 'join', id: message.id, table: tableId }),
+            )
+            .catch((error: unknown) => {
+              this.logger.error({ err: error, conn: conn.id }, 'quick play failed');
+              this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
+            });
+        return;
       default:
         // The trace of an intent starts here; its envelope carries it on (traceparent).
         void withSpan(
