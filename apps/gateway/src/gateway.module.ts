@@ -20,9 +20,10 @@ import { INTENTS_CLIENT, IntentService } from './intents/intent.service';
 import { GatewayMetrics } from './metrics';
 import { MatchHistory } from './tables/match-history';
 import { TableReader } from './tables/table-reader';
-import { LobbyHub } from './lobby/lobby-hub';
+import { LobbyHub, type OpenForSocket } from './lobby/lobby-hub';
 import { LobbyReader } from './lobby/lobby-reader';
 import { QuickPlay } from './lobby/quick-play';
+import { TableOpener } from './lobby/table-opener';
 import { GatewayHeartbeat } from './ws/gateway-heartbeat';
 import { SeatRouter } from './ws/seat-router';
 import { PlayerSockets } from './ws/player-sockets';
@@ -63,13 +64,31 @@ export class GatewayModule {
         {
           // Listens on the lobby channel before the port opens, and takes the sockets' lobby frames.
           provide: LobbyHub,
-          inject: [SeatRouter, LobbyReader, SocketHub],
-          useFactory: async (router: SeatRouter, reader: LobbyReader, hub: SocketHub) => {
-            const lobby = new LobbyHub(router, names, reader, deps.clock, deps.logger);
+          inject: [SeatRouter, LobbyReader, SocketHub, QuickPlay, TableOpener, HttpLimits],
+          useFactory: async (
+            router: SeatRouter,
+            reader: LobbyReader,
+            hub: SocketHub,
+            quick: QuickPlay,
+            opener: TableOpener,
+            limits: HttpLimits,
+          ) => {
+            // A socket's quick play opens a table as POST /api/tables does: the socket's address's limit.
+            const openFor: OpenForSocket = (conn, player) => async (config) => {
+              await limits.take('table', conn.remote);
+              return opener.open(player, config, conn.id);
+            };
+            const lobby = new LobbyHub(router, names, reader, deps.clock, deps.logger, quick, openFor);
             await lobby.start();
             hub.attachLobby(lobby);
             return lobby;
           },
+        },
+        {
+          provide: TableOpener,
+          inject: [IntentService],
+          useFactory: (intents: IntentService) =>
+            new TableOpener(intents, deps.clock, deps.logger, config.publicUrl),
         },
         {
           provide: QuickPlay,
