@@ -1,14 +1,11 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import {
   CreateTableRequestSchema,
   describeIssues,
   IdentityRequestSchema,
-  intentIds,
   QuickPlayRequestSchema,
-  TABLE_CODE_ALPHABET,
-  TABLE_CODE_LENGTH,
   type CreateTableRequest,
   type CreateTableResponse,
   type IdentityResponse,
@@ -21,23 +18,14 @@ import { playerOfBearer } from '../auth/bearer';
 import { signToken } from '../auth/tokens';
 import type { GatewayConfig } from '../config';
 import { CLOCK, GATEWAY_CONFIG, LOGGER } from '../di';
-import { IntentService } from '../intents/intent.service';
 import { TableReader } from '../tables/table-reader';
 import { QuickPlay } from '../lobby/quick-play';
+import { TableOpener } from '../lobby/table-opener';
 import { ApiError } from './errors';
 import { HttpLimits } from './http-limits';
 
-/** A join code: TABLE_CODE_LENGTH characters of TABLE_CODE_ALPHABET from the crypto RNG. */
-export function newTableCode(): string {
-  let code = '';
-  for (let i = 0; i < TABLE_CODE_LENGTH; i++) {
-    code += TABLE_CODE_ALPHABET[randomInt(TABLE_CODE_ALPHABET.length)];
-  }
-  return code;
-}
-
-/** Codes drawn for one table: the table-service refuses a `create` whose code exists with TABLE_CODE_TAKEN. */
-const CODE_ATTEMPTS = 5;
+/** Join codes are drawn where tables are opened (TableOpener). */
+export { newTableCode } from '../lobby/table-opener';
 
 /** The rules' seat counts in words: "2 to 4; 4 for partnership". */
 const SEAT_COUNTS_TEXT = ((): string => {
@@ -87,10 +75,10 @@ export class ApiController {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
-    @Inject(IntentService) private readonly intents: IntentService,
     @Inject(TableReader) private readonly tables: TableReader,
     @Inject(HttpLimits) private readonly limits: HttpLimits,
     @Inject(QuickPlay) private readonly quickPlay: QuickPlay,
+    @Inject(TableOpener) private readonly opener: TableOpener,
   ) {}
 
   /** Limited per client address (RATE_LIMIT_IDENTITIES); a refused body does not count. */
@@ -153,33 +141,12 @@ export class ApiController {
     return { ...seated, link: `${this.config.publicUrl}/t/${seated.tableId}` };
   }
 
-  /** Opens a table for `player` with `config`, drawing codes until one is free. */
-  private async open(
+  /** Opens a table for `player` with `config` (TableOpener: codes drawn until one is free). */
+  private open(
     player: { id: string; name: string },
     config: CreateTableRequest,
   ): Promise<CreateTableResponse> {
-    for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
-      const code = newTableCode();
-      const outcome = await this.intents.request({
-        intentId: intentIds.create(player.id, code),
-        tableId: code,
-        player,
-        connectionId: null,
-        replyTo: this.intents.replyChannel,
-        sentAt: this.clock.now(),
-        intent: { kind: 'create', config },
-      });
-      if (outcome.ok) {
-        this.logger.info({ player: player.id, tableId: code, variant: config.variant }, 'table created');
-        return { tableId: code, link: `${this.config.publicUrl}/t/${code}` };
-      }
-      if (outcome.code === 'TABLE_CODE_TAKEN') continue;
-      this.logger.info({ player: player.id, code: outcome.code }, 'table not created');
-      // TOO_MANY_TABLES: the host has MAX_OPEN_TABLES_PER_HOST open tables already (table-service).
-      const status = outcome.code === 'UNAVAILABLE' ? 503 : outcome.code === 'TOO_MANY_TABLES' ? 429 : 400;
-      throw new ApiError(status, outcome.code, outcome.message);
-    }
-    throw new ApiError(503, 'UNAVAILABLE', 'No free table code was found; try again.');
+    return this.opener.open(player, config);
   }
 
   /**
