@@ -53,19 +53,26 @@ mkdir -p "$outdir"
 out=$outdir/cpu-$label-$(date -u +%Y%m%dT%H%M%S).json
 commit=$(git -C "$proj" rev-parse --short HEAD)
 dirty=$(git -C "$proj" status --porcelain --untracked-files=no | wc -l)
-python3 - "$work/result.json" "$out" "$label" "$scenario" "$commit" "$dirty" "$load_before" "$load_after" <<'PY'
+python3 - "$work/result.json" "$out" "$label" "$scenario" "$commit" "$dirty" "$load_before" "$load_after" "$work/report/report.json" <<'PY'
 import json, sys
-src, out, label, scenario, commit, dirty, lb, la = sys.argv[1:]
+src, out, label, scenario, commit, dirty, lb, la, full = sys.argv[1:]
 try: r = json.load(open(src))
 except Exception: print(f"{label}: the load test printed no result"); sys.exit(1)
+try: whole = json.load(open(full))
+except Exception: whole = {}
+# --local-procs sums every process of a group on the machine: another suite's services (or Redis)
+# running meanwhile are counted in. Such a run is marked and should not be compared.
+groups = ((whole.get("cost") or {}).get("processes") or {}).get("groups") or []
+others = [g["group"] for g in groups if g["group"] != "postgres" and (g["processesAtStart"] != 1 or g["processesAtEnd"] != 1)]
 c = r.get("cpuMsPerAction") or {}
 server = sum(v for k, v in c.items() if k != "loadtest")
 a = r.get("actionToAllViewsMs") or {}
 doc = {"label": label, "scenario": scenario, "commit": commit, "dirtyFiles": int(dirty),
-       "loadAverage": [float(lb), float(la)], "serverCpuMsPerAction": round(server, 3), "report": r}
+       "loadAverage": [float(lb), float(la)], "serverCpuMsPerAction": round(server, 3),
+       "otherProcessesCounted": others, "processes": groups, "services": whole.get("services"), "report": r}
 json.dump(doc, open(out, "w"), indent=1)
 parts = " ".join(f"{k}={v:.2f}" for k, v in c.items())
 print(f"{label} {scenario} {commit}{'+' if int(dirty) else ''}: {r.get('actionsPerSecond')} actions/s, "
       f"all views p50 {a.get('p50')} p99 {a.get('p99')} ms, server CPU {server:.2f} ms/action [{parts}] "
-      f"errors {r.get('errors')} load {lb}->{la} -> {out}")
+      f"errors {r.get('errors')} load {lb}->{la}{' OTHER PROCESSES COUNTED: ' + ','.join(others) if others else ''} -> {out}")
 PY
