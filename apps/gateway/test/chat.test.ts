@@ -10,7 +10,7 @@ import {
   type SocketLike,
 } from '@dominoes/protocol';
 import { InProcessSystem } from '../../../e2e/src/in-process';
-import { identity, sleep, waitFor } from './support';
+import { identity, RawSocket, sleep, waitFor } from './support';
 
 /**
  * Talking at a table (issue 12, decision 0020), on real Postgres and Redis, with the real
@@ -236,7 +236,7 @@ describe('chat limits and hostile input, on real stores', () => {
     expect(row.rows[0]!.chat).toBe(false);
   });
 
-  it('not seated: a socket at no table is NOT_SEATED; a player talks only at their own table', async () => {
+  it('not seated: before hello UNAUTHENTICATED, a socket at no table NOT_SEATED; a player talks only at their own table', async () => {
     const [host, guest] = [await talker(0, 'Ines'), await talker(1, 'Jon')];
     const tableId = await table(host, guest);
     const [otherHost, otherGuest] = [await talker(1, 'Kai'), await talker(0, 'Lea')];
@@ -244,6 +244,14 @@ describe('chat limits and hostile input, on real stores', () => {
     const stranger = await talker(1, 'Mo');
     expect(await refusal(stranger.client.request('chat', { text: 'hi' }))).toBe('NOT_SEATED');
     expect(await refusal(stranger.client.request('phrase', { phrase: 'bye' }))).toBe('NOT_SEATED');
+    // Before hello: UNAUTHENTICATED.
+    const anonymous = await RawSocket.open(system.wsUrl(0));
+    anonymous.send({ type: 'chat', id: 'a1', text: 'who am I' });
+    expect(await anonymous.next((f) => f['type'] === 'error')).toMatchObject({
+      id: 'a1',
+      code: 'UNAUTHENTICATED',
+    });
+    anonymous.close();
     // The frame names no table: a seated player's message goes to their own table only.
     const aimed: Record<string, unknown> = { type: 'chat', id: 'x1', text: 'hi', table: tableId };
     stranger.client.sendRaw(aimed);
