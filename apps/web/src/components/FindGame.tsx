@@ -8,9 +8,8 @@ import { quickPlayOnLobby, useLobby, useMinutesSince } from '../lobby-feed';
 import { problemOf } from '../session';
 import { Avatar } from './Avatar';
 import '../lobby.css';
-
-/** Where the lobby's Watch button goes: the table's link (the watching page answers there, decision 0018). */
-export const watchPath = (tableId: string): string => `/t/${tableId}`;
+// Where the lobby's Watch button goes: the watching page, /t/<code>?watch=1 (decision 0018).
+import { watchPath } from '../watch';
 
 const targetsOf = (variant: Variant): number[] => [...RULE_SETS[variant].targets].sort((a, b) => a - b);
 const seatCountsOf = (variant: Variant): number[] => {
