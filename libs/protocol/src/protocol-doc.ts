@@ -27,6 +27,7 @@ import {
   QuickPlayResponseSchema,
 } from './lobby';
 import { TableViewSchema } from './views';
+import { SpectatorEventHeaderSchema, SpectatorViewSchema } from './spectators';
 import { MatchListResponseSchema, MatchReplayResponseSchema } from './history';
 
 const schemaBlock = (schema: z.ZodType): string =>
@@ -86,6 +87,7 @@ export function renderProtocolDoc(): string {
     section('Browser → gateway (WebSocket)', ClientMessageSchemas),
     section('Gateway → browser (WebSocket)', ServerMessageSchemas),
     section('The table view', { TableView: TableViewSchema }),
+    section("A spectator's view (watchView, decision 0018)", { SpectatorView: SpectatorViewSchema }),
     section('HTTP API', {
       'POST /api/identity (request)': IdentityRequestSchema,
       'POST /api/identity (response)': IdentityResponseSchema,
@@ -107,6 +109,8 @@ export function renderProtocolDoc(): string {
       'reply (channel <prefix>:{gateway:<gateway>}:replies)': IntentReplySchema,
       "seat view (channel <prefix>:{shard:<shard of id>}:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
         SeatEventHeaderSchema,
+      'spectator view (channel <prefix>:table:<id>:spectators, only while someone watches): this header as one JSON line, a newline, then the SpectatorView as JSON':
+        SpectatorEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
       'gateway control (channel <prefix>:gateway:<id>:control)': GatewayControlSchema,
       'lobby update (channel <prefix>:{lobby}; a public table whose seats, host or status changed, after its store)':
