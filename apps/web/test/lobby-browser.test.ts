@@ -127,7 +127,7 @@ describe('finding a game in Chromium (issue 12)', () => {
     // Ana and Bo's table is in play now: listed to watch, with the table's link.
     const watching = cy.page.locator(`[data-testid="tables-in-play"] [data-table="${publicId}"]`);
     await watching.waitFor();
-    expect(await watching.getByTestId('lobby-watch').getAttribute('href')).toBe(`/t/${publicId}`);
+    expect(await watching.getByTestId('lobby-watch').getAttribute('href')).toBe(`/t/${publicId}?watch=1`);
     for (const p of [cy, di]) {
       await p.page.getByTestId('quick-variant').selectOption('draw');
       await p.page.getByTestId('quick-seats').selectOption('2');
@@ -143,6 +143,16 @@ describe('finding a game in Chromium (issue 12)', () => {
     await startedAndMoved([cy, di], quickId);
     await shot('quick-game', cy);
     await shot('quick-game', di);
+
+    // A Greek phone watches Ana and Bo's table from the lobby's "In play" list (the watching page, decision 0018).
+    const eve = await arrive('Eve', PHONE, 1, 'el-GR');
+    const toWatch = eve.page.locator(`[data-testid="tables-in-play"] [data-table="${publicId}"]`);
+    await toWatch.waitFor();
+    await shot('in-play', eve);
+    await eve.press(toWatch.getByTestId('lobby-watch'));
+    await until('Eve watches the table', async () => eve.page.url().endsWith(`/t/${publicId}?watch=1`));
+    await eve.page.getByTestId('watching-note').waitFor();
+    await eve.shot(S, 'watching');
 
     // Back to your table: Ana goes to the lobby, finds her table there, and returns to her seat.
     await ana.page.goto(system.gatewayUrl(0));
@@ -163,6 +173,6 @@ describe('finding a game in Chromium (issue 12)', () => {
 
     for (const p of [ana, bo, cy, di])
       expect({ name: p.name, errors: p.errors }).toEqual({ name: p.name, errors: [] });
-    for (const p of [ana, bo, cy, di]) await p.close();
+    for (const p of [ana, bo, cy, di, eve]) await p.close();
   });
 });
