@@ -64,6 +64,37 @@ async function shot(players: BrowserPlayer[], step: string): Promise<void> {
   }
 }
 
+/**
+ * The host opens a two-seat draw game on gateway `from`, text chat on or off (on by default), the guest
+ * comes by its link on gateway `to`; resolves once both pages show the table.
+ */
+async function twoAtATable(
+  host: BrowserPlayer,
+  guest: BrowserPlayer,
+  from: number,
+  to: number,
+  chat: boolean,
+  beforeOpen?: () => Promise<void>,
+): Promise<void> {
+  await host.page.goto(system.httpUrl(from));
+  await host.enterName();
+  await host.page.getByTestId('open-form').waitFor();
+  const option = host.page.getByTestId('chat-option');
+  expect(await option.isChecked()).toBe(true);
+  await host.page.locator('input[name="variant"][value="draw"]').check();
+  await host.page.getByTestId('seats-select').selectOption('2');
+  if (!chat) await option.uncheck();
+  await beforeOpen?.();
+  await host.page.getByTestId('open-table').click();
+  const code = await until(
+    'the code',
+    async () => (await host.page.getByTestId('table-code').textContent()) || null,
+  );
+  await guest.page.goto(`${system.httpUrl(to)}/t/${code}`);
+  await guest.enterName();
+  for (const p of [host, guest]) await p.page.getByTestId('game').waitFor({ timeout: 20_000 });
+}
+
 const texts = (p: BrowserPlayer) => p.page.getByTestId('chat-text').allTextContents();
 
 describe('the table chat in the browser', () => {
@@ -72,21 +103,9 @@ describe('the table chat in the browser', () => {
     const eleni = await BrowserPlayer.open(browser, 'Eleni', PHONE, 'tap', 'el-GR');
     try {
       // Hana opens a two-seat draw game on gateway 0, text chat left on.
-      await hana.page.goto(system.httpUrl(0));
-      await hana.enterName();
-      await hana.page.getByTestId('open-form').waitFor();
-      expect(await hana.page.getByTestId('chat-option').isChecked()).toBe(true);
-      await hana.page.locator('input[name="variant"][value="draw"]').check();
-      await hana.page.getByTestId('seats-select').selectOption('2');
-      await hana.page.getByTestId('open-table').click();
-      const code = await until(
-        'the code',
-        async () => (await hana.page.getByTestId('table-code').textContent()) || null,
-      );
-      // Eleni (Greek, a phone) comes by the link, on gateway 1.
-      await eleni.page.goto(`${system.httpUrl(1)}/t/${code}`);
-      await eleni.enterName();
-      for (const p of [hana, eleni]) await p.page.getByTestId('game').waitFor({ timeout: 20_000 });
+      // Hana opens a two-seat draw game on gateway 0, text chat left on; Eleni (Greek, a phone) comes by
+      // the link, on gateway 1.
+      await twoAtATable(hana, eleni, 0, 1, true);
       expect(await eleni.page.evaluate(() => document.documentElement.lang)).toBe('el');
 
       // Hana says "Good game!": Eleni's closed panel counts it, and shows it in Greek.
@@ -164,21 +183,7 @@ describe('the table chat in the browser', () => {
     const amal = await BrowserPlayer.open(browser, 'Amal', DESKTOP, 'click', 'ar-EG');
     const boyan = await BrowserPlayer.open(browser, 'Boyan', PHONE, 'tap', 'bg-BG');
     try {
-      await amal.page.goto(system.httpUrl(1));
-      await amal.enterName();
-      await amal.page.getByTestId('open-form').waitFor();
-      await amal.page.locator('input[name="variant"][value="draw"]').check();
-      await amal.page.getByTestId('seats-select').selectOption('2');
-      await amal.page.getByTestId('chat-option').uncheck();
-      await shot([amal], '04-open-chat-off');
-      await amal.page.getByTestId('open-table').click();
-      const code = await until(
-        'the code',
-        async () => (await amal.page.getByTestId('table-code').textContent()) || null,
-      );
-      await boyan.page.goto(`${system.httpUrl(0)}/t/${code}`);
-      await boyan.enterName();
-      for (const p of [amal, boyan]) await p.page.getByTestId('game').waitFor({ timeout: 20_000 });
+      await twoAtATable(amal, boyan, 1, 0, false, () => shot([amal], '04-open-chat-off'));
       await boyan.page.getByTestId('chat-toggle').tap();
       for (const p of [amal, boyan]) {
         await p.page.getByTestId('chat-off').waitFor();
