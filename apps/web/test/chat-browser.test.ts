@@ -7,6 +7,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { InProcessSystem } from '../../../e2e/src/in-process';
+import { watchPath } from '../src/watch';
 import {
   BrowserPlayer,
   DESKTOP,
@@ -75,7 +76,7 @@ async function twoAtATable(
   to: number,
   chat: boolean,
   beforeOpen?: () => Promise<void>,
-): Promise<void> {
+): Promise<string> {
   await host.page.goto(system.httpUrl(from));
   await host.enterName();
   await host.page.getByTestId('open-form').waitFor();
@@ -93,6 +94,7 @@ async function twoAtATable(
   await guest.page.goto(`${system.httpUrl(to)}/t/${code}`);
   await guest.enterName();
   for (const p of [host, guest]) await p.page.getByTestId('game').waitFor({ timeout: 20_000 });
+  return code;
 }
 
 const texts = (p: BrowserPlayer) => p.page.getByTestId('chat-text').allTextContents();
@@ -179,11 +181,19 @@ describe('the table chat in the browser', () => {
     }
   });
 
-  it('the host turns text chat off: no input on either page, the note says so; phrases still cross from Arabic to Bulgarian and back', async () => {
+  it('the host turns text chat off: no input on either page, the note says so; phrases still cross from Arabic to Bulgarian and back, and a spectator reads them in English without writing', async () => {
     const amal = await BrowserPlayer.open(browser, 'Amal', DESKTOP, 'click', 'ar-EG');
     const boyan = await BrowserPlayer.open(browser, 'Boyan', PHONE, 'tap', 'bg-BG');
+    const sam = await BrowserPlayer.open(browser, 'Sam', DESKTOP, 'click', 'en-GB');
     try {
-      await twoAtATable(amal, boyan, 1, 0, false, () => shot([amal], '04-open-chat-off'));
+      const code = await twoAtATable(amal, boyan, 1, 0, false, () => shot([amal], '04-open-chat-off'));
+      // Sam (English) watches on gateway 0 (decision 0018): the chat is read, not written.
+      await sam.page.goto(`${system.httpUrl(0)}${watchPath(code)}`);
+      await sam.enterName();
+      await sam.page.getByTestId('game').waitFor({ timeout: 20_000 });
+      await sam.page.getByTestId('chat-spectator').waitFor();
+      expect(await sam.page.getByTestId('chat-phrases-toggle').count()).toBe(0);
+      expect(await sam.page.getByTestId('chat-input').count()).toBe(0);
       await boyan.page.getByTestId('chat-toggle').tap();
       for (const p of [amal, boyan]) {
         await p.page.getByTestId('chat-off').waitFor();
@@ -197,13 +207,18 @@ describe('the table chat in the browser', () => {
       await boyan.page.getByTestId('chat-phrases-toggle').tap();
       await boyan.page.getByTestId('phrase-oneMoment').tap();
       await until('Amal reads it in Arabic', async () => (await texts(amal)).includes('لحظة من فضلك…'));
+      await until('the spectator reads both in English', async () => {
+        const all = await texts(sam);
+        return ['Hurry up, please!', 'One moment…'].every((text) => all.includes(text));
+      });
       expect(await amal.page.evaluate(() => document.documentElement.dir)).toBe('rtl');
       await boyan.page.getByTestId('chat').scrollIntoViewIfNeeded();
-      await shot([amal, boyan], '05-chat-off');
-      expect([...amal.errors, ...boyan.errors]).toEqual([]);
+      await shot([amal, boyan, sam], '05-chat-off');
+      expect([...amal.errors, ...boyan.errors, ...sam.errors]).toEqual([]);
     } finally {
       await amal.close();
       await boyan.close();
+      await sam.close();
     }
   });
 });
