@@ -62,6 +62,12 @@ function createTableError(
     return new ApiError(400, 'INVALID_SEAT_COUNT', `seats must be a whole number (${SEAT_COUNTS_TEXT}).`);
   if (field === 'variant') return new ApiError(400, 'INVALID_CONFIG', `variant must be ${VARIANTS_TEXT}.`);
   if (field === 'oneRound') return new ApiError(400, 'INVALID_CONFIG', 'oneRound must be true or false.');
+  if (field === 'public')
+    return new ApiError(
+      400,
+      'INVALID_CONFIG',
+      'public must be true (listed in the lobby) or false (private).',
+    );
   return new ApiError(
     400,
     'INVALID_MESSAGE',
