@@ -283,6 +283,16 @@ describe('the lobby and quick play across two gateways (issue 12)', () => {
         code: ((await response.json()) as { error: { code: string } }).error.code,
       }).toEqual({ body, status, code });
     }
+    // Opening a table: public is true or false, nothing else; nothing is opened.
+    const badPublic = await fetch(`${gateways[1]!.httpUrl}/api/tables`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${p.token}` },
+      body: JSON.stringify({ variant: 'draw', public: 'yes' }),
+    });
+    expect(badPublic.status).toBe(400);
+    expect(await badPublic.json()).toMatchObject({
+      error: { code: 'INVALID_CONFIG', message: expect.stringContaining('public must be true') },
+    });
     // Each new configuration opens a new public table for this host, until the host limit.
     for (let i = 0; i < MAX_TABLES; i++)
       expect((await post({ variant: 'partnership', target: 300 + 50 * i })).status).toBe(200);
