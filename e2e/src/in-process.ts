@@ -6,6 +6,9 @@ import { startTableService, type TableServiceApp } from '../../apps/table-servic
 import { freePort } from '../../libs/platform/src/free-port';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
 
+/** TABLE_SHARDS of an in-process system (a table's Redis names depend on it). */
+export const IN_PROCESS_SHARDS = 4;
+
 /**
  * The real table-service and N real gateways in this process, on a database and a Redis prefix of
  * their own (real Postgres and Redis): for suites that need several gateways but not separate
@@ -28,7 +31,7 @@ export class InProcessSystem {
       DATABASE_URL: stores.databaseUrl,
       REDIS_URL: stores.redisUrl,
       REDIS_PREFIX: stores.redisPrefix,
-      TABLE_SHARDS: '4',
+      TABLE_SHARDS: String(IN_PROCESS_SHARDS),
       PORT: '0',
     };
     const service = await startTableService(readConfig(common), {

@@ -1,7 +1,11 @@
 import { Client } from 'pg';
 import WebSocket from 'ws';
+import Redis from 'ioredis';
 import {
+  CHAT_HISTORY_KEPT,
+  CHAT_HISTORY_TTL_MS,
   createTable,
+  redisNames,
   DominoesClient,
   ProtocolError,
   type ChatMessage,
@@ -9,7 +13,7 @@ import {
   type ServerMessage,
   type SocketLike,
 } from '@dominoes/protocol';
-import { InProcessSystem } from '../../../e2e/src/in-process';
+import { IN_PROCESS_SHARDS, InProcessSystem } from '../../../e2e/src/in-process';
 import { identity, RawSocket, sleep, waitFor } from './support';
 
 /**
@@ -128,6 +132,41 @@ describe('chat between the players of a table, across two gateways, beside the g
       { kind: 'text', text: html },
       { kind: 'phrase', phrase: 'goodLuck' },
     ]);
+  });
+
+  it(`keeps only the last ${CHAT_HISTORY_KEPT} messages of a table, with a TTL, and a reload gets exactly those`, async () => {
+    const [host, guest] = [await talker(0, 'Sami'), await talker(1, 'Tara')];
+    const tableId = await table(host, guest);
+    const names = redisNames(system.stores.redisPrefix, IN_PROCESS_SHARDS);
+    // An old, long chat (as if said earlier), then one more message through the gateway.
+    const old = Array.from({ length: CHAT_HISTORY_KEPT + 10 }, (_, i): ChatMessage => ({
+      id: `old-${i}`,
+      tableId,
+      seat: 1,
+      playerId: guest.playerId,
+      name: guest.name,
+      at: i + 1,
+      body: { kind: 'text', text: `old ${i}` },
+    }));
+    const redis = new Redis(system.stores.redisUrl);
+    try {
+      await redis.rpush(names.chatRecent(tableId), ...old.map((m) => JSON.stringify(m)).reverse());
+      await host.client.request('phrase', { phrase: 'thanks' });
+      expect(await redis.llen(names.chatRecent(tableId))).toBe(CHAT_HISTORY_KEPT);
+      const ttl = await redis.pttl(names.chatRecent(tableId));
+      expect(ttl).toBeGreaterThan(CHAT_HISTORY_TTL_MS - 60_000);
+      expect(ttl).toBeLessThanOrEqual(CHAT_HISTORY_TTL_MS);
+    } finally {
+      redis.disconnect();
+    }
+    const again = await connect(1, guest);
+    await again.client.join(tableId);
+    const recent = await history(again);
+    const bodies = recent.type === 'chatHistory' ? recent.messages.map((m) => m.body) : [];
+    expect(bodies).toHaveLength(CHAT_HISTORY_KEPT);
+    expect(bodies.at(-1)).toEqual({ kind: 'phrase', phrase: 'thanks' });
+    // The oldest kept: the newest 49 of the old ones, then the phrase.
+    expect(bodies[0]).toEqual({ kind: 'text', text: `old ${old.length - (CHAT_HISTORY_KEPT - 1)}` });
   });
 
   it("chat never changes the table's version, its stored log or its views", async () => {
