@@ -314,6 +314,12 @@ describe('the lobby and quick play across two gateways (issue 12)', () => {
     const lobby = await subscribe(reader);
     expect(lobby.counts.waiting).toBeGreaterThanOrEqual(45);
     expect(lobby.tables.length).toBeLessThanOrEqual(LOBBY_MAX_TABLES);
+    // Bounded: 60 tables of 4 seats with 24-character names stay far under the socket's 64 KiB.
+    const bytes = Buffer.byteLength(JSON.stringify(lobby));
+    console.log(
+      `lobby frame: ${lobby.tables.length} tables of ${lobby.counts.waiting} waiting, ${bytes} bytes`,
+    );
+    expect(bytes).toBeLessThan(40_000);
     const waiting = lobby.tables.filter((t) => t.status === 'waiting');
     expect(waiting.length).toBe(40);
     const opened = waiting.map((t) => t.openedAt);
