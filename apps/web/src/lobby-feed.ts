@@ -69,6 +69,11 @@ export function applyLobbyUpdate(
  * lobby closes, while the table page's own socket joins, so the seat is never without a connection (P17).
  */
 const PARK_MS = 10_000;
+/**
+ * The whole lobby is read again this often: an update lost on its way (Redis away for a moment) is
+ * healed within it, and the counts made exact again.
+ */
+const REFRESH_MS = 60_000;
 
 const browserSocket = (url: string): SocketLike => new WebSocket(url) as unknown as SocketLike;
 
@@ -81,6 +86,7 @@ export class LobbyFeed {
   private retry: ReturnType<typeof setTimeout> | null = null;
   /** The socket that quick play seated: closed PARK_MS after the lobby stops, not at once. */
   private seated: DominoesClient | null = null;
+  private refresh: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     private readonly wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`,
@@ -110,6 +116,8 @@ export class LobbyFeed {
     this.token = null;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
+    if (this.refresh) clearInterval(this.refresh);
+    this.refresh = null;
     const client = this.client;
     this.client = null;
     if (client !== null && client === this.seated) {
@@ -148,6 +156,15 @@ export class LobbyFeed {
         if (client !== this.client) return;
         this.attempt = 0;
         client.lobby(true).catch(() => this.reconnectLater());
+        if (this.refresh) clearInterval(this.refresh);
+        this.refresh = setInterval(() => {
+          // Off, then on: the gateway reads the whole lobby again for this socket.
+          if (client === this.client)
+            void client
+              .lobby(false)
+              .then(() => client.lobby(true))
+              .catch(() => undefined);
+        }, REFRESH_MS);
       },
       () => {
         if (client === this.client) this.reconnectLater();
