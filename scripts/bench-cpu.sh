@@ -69,7 +69,8 @@ server = sum(v for k, v in c.items() if k != "loadtest")
 a = r.get("actionToAllViewsMs") or {}
 doc = {"label": label, "scenario": scenario, "commit": commit, "dirtyFiles": int(dirty),
        "loadAverage": [float(lb), float(la)], "serverCpuMsPerAction": round(server, 3),
-       "otherProcessesCounted": others, "processes": groups, "services": whole.get("services"), "report": r}
+       "otherProcessesCounted": others, "startedAt": whole.get("startedAt"), "cost": whole.get("cost"),
+       "services": whole.get("services"), "report": r}
 json.dump(doc, open(out, "w"), indent=1)
 parts = " ".join(f"{k}={v:.2f}" for k, v in c.items())
 print(f"{label} {scenario} {commit}{'+' if int(dirty) else ''}: {r.get('actionsPerSecond')} actions/s, "
