@@ -12,7 +12,7 @@ const BY_CLOCK = 6;
  * cluster's failure detection (cluster-node-timeout 2 s) and election, ioredis finding the new
  * primary (slots refreshed every 2 s and on MOVED), then at worst a turn (1.5 s) or a deadline the
  * safety net sets again (OVERDUE_GRACE_MS 2 s, swept every second). Measured on this shared 2-core
- * machine at a load average of 17-18: 4.4 s and 6.4 s, and once 35.6 s (an election delayed by the
+ * machine at a load average of 17-18: 4.4 s, 6.4 s and 6.3 s, and once 35.6 s (an election delayed by the
  * load); the bound allows that once-in-three case.
  */
 const BOUND_MS = 45_000;
