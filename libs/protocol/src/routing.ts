@@ -80,6 +80,8 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX, shards: number
       `${shardTag(shardOf(tableId, shards))}:table:${tableId}:chat:recent`,
     /** One player's chat messages in the current rate window, on every gateway (a counter with a TTL). */
     chatRate: (playerId: string): string => `${prefix}:{player:${playerId}}:chat:rate`,
+    /** The gateways' per-address HTTP limit counters (decision 0008): one key per script call, any slot. */
+    rateLimit: (action: string, subject: string): string => `${prefix}:ratelimit:${action}:${subject}`,
     /** Changes of public tables (LobbyUpdateSchema), table-service → every gateway's lobby sockets (one channel, its own slot). */
     lobbyChannel: `${prefix}:{lobby}`,
   };

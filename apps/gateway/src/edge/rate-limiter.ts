@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Logger, RedisClient } from '@dominoes/platform';
+import { redisNames } from '@dominoes/protocol';
 
 /** What the HTTP API limits per client address (docs/decisions/0008-http-rate-limits.md). */
 export type LimitedAction = 'identity' | 'table' | 'lookup-miss';
@@ -62,17 +63,19 @@ interface LimitCommands {
 export class RateLimiter {
   private readonly timeoutMs: number;
   private readonly commands: LimitCommands;
+  private readonly names: ReturnType<typeof redisNames>;
   private lastWarning = 0;
 
   constructor(private readonly options: RateLimiterOptions) {
     this.timeoutMs = options.timeoutMs ?? 250;
+    this.names = redisNames(options.prefix);
     options.redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
     options.redis.defineCommand('rateLimitRefund', { numberOfKeys: 1, lua: REFUND });
     this.commands = options.redis as unknown as LimitCommands;
   }
 
   key(action: LimitedAction, address: string): string {
-    return `${this.options.prefix}:ratelimit:${action}:${limitSubject(address)}`;
+    return this.names.rateLimit(action, limitSubject(address));
   }
 
   /** Counts one request of `action` from `address`; refuses it when the window is full. */
