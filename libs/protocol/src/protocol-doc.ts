@@ -109,7 +109,7 @@ export function renderProtocolDoc(): string {
       'reply (channel <prefix>:{gateway:<gateway>}:replies)': IntentReplySchema,
       "seat view (channel <prefix>:{shard:<shard of id>}:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
         SeatEventHeaderSchema,
-      'spectator view (channel <prefix>:table:<id>:spectators, only while someone watches): this header as one JSON line, a newline, then the SpectatorView as JSON':
+      'spectator view (channel <prefix>:{shard:<shard of id>}:table:<id>:spectators, only while someone watches): this header as one JSON line, a newline, then the SpectatorView as JSON':
         SpectatorEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
       'gateway control (channel <prefix>:gateway:<id>:control)': GatewayControlSchema,
