@@ -39,14 +39,18 @@ export function lobbyEntry(table: TableState): LobbyTable | null {
   };
 }
 
-/** What the lobby sees of a table: it changes with a seat, the host or the status, never with a move. */
-const shown = (table: TableState): string =>
-  `${listed(table) ? table.status : '-'}|${table.hostPlayerId ?? ''}|${table.seats.map((s) => s?.playerId ?? '').join(',')}`;
+/** Whether the lobby sees the same of both: listing, status, host, who sits where (never a move's change). */
+function sameInLobby(a: TableState, b: TableState): boolean {
+  if (listed(a) !== listed(b) || a.status !== b.status || a.hostPlayerId !== b.hostPlayerId) return false;
+  if (a.seats === b.seats) return true;
+  if (a.seats.length !== b.seats.length) return false;
+  return a.seats.every((s, i) => (s?.playerId ?? null) === (b.seats[i]?.playerId ?? null));
+}
 
 /** The update a stored change of `before` (null: a new table) into `after` makes, or null for none. */
 export function lobbyUpdateOf(before: TableState | null, after: TableState): LobbyUpdate | null {
   if (after.public !== true && before?.public !== true) return null;
-  if (before !== null && shown(before) === shown(after)) return null;
+  if (before !== null && sameInLobby(before, after)) return null;
   if (before === null && !listed(after)) return null;
   return { tableId: after.id, version: after.version, table: lobbyEntry(after) };
 }
