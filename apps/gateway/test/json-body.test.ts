@@ -10,11 +10,14 @@ import { BODY_LIMIT_BYTES, isJsonType, jsonBody } from '../src/http/json-body';
 const LIMIT = 32;
 let server: Server;
 let port: number;
+/** How many requests reached the handler behind the parser. */
+let reached = 0;
 
 beforeAll(async () => {
   const parse = jsonBody(LIMIT);
   server = createServer((req: IncomingMessage & { body?: unknown }, res) => {
     parse(req, res, () => {
+      reached++;
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ reached: true, body: req.body === undefined ? '<none>' : req.body }));
     });
@@ -127,6 +130,48 @@ describe('the JSON body parser', () => {
 
   it('the default limit is 16 KiB', () => {
     expect(BODY_LIMIT_BYTES).toBe(16 * 1024);
+  });
+});
+
+describe('the JSON body parser, where a shortcut matters', () => {
+  it('a GET is not read, even with a body of another type: the handler gets no body', async () => {
+    expect(await send('GET', { 'content-type': 'text/plain', 'content-length': '5' }, ['hello'])).toEqual({
+      status: 200,
+      json: { reached: true, body: '<none>' },
+    });
+  });
+
+  it('a declared length over the limit is refused at once, without waiting for the body', async () => {
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/',
+          headers: { ...JSON_TYPE, 'content-length': '1000' },
+        },
+        (res) => {
+          resolve(res.statusCode!);
+          res.resume();
+          req.destroy();
+        },
+      );
+      req.on('error', () => undefined);
+      req.write('{"a":');
+      setTimeout(() => reject(new Error('no answer while the body was still coming')), 2000).unref();
+    });
+    expect(answer).toBe(413);
+  });
+
+  it('a streamed body refused as too large never reaches the handler, even when what came first was JSON', async () => {
+    const before = reached;
+    expect(await send('POST', JSON_TYPE, ['"abc"', 'x'.repeat(LIMIT), 'y'.repeat(LIMIT)])).toEqual({
+      status: 413,
+      json: error('FRAME_TOO_LARGE'),
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reached).toBe(before);
   });
 });
 
