@@ -7,6 +7,7 @@
 #   scripts/bench-cpu.sh LABEL [PROJECT_DIR] [scenario]   scenario: peak (default), human1000,
 #                                                         human2000, idle1000 (TURN_MS=2000)
 #   PROFILE_DIR=/tmp/prof scripts/bench-cpu.sh ...        also writes one .cpuprofile per service
+#   LOADTEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p": node flags of the load-test tool alone
 #   BENCH_OUT=DIR: where the JSON goes (default bench-results/ of this tree). The load-test tool is
 #   this tree's (apps/loadtest/dist) unless LOADTEST_DIR names another built tree (to A/B the tool).
 # Ports 9780-9782, Postgres database dominoes_bench, a fresh Redis prefix.
@@ -39,7 +40,7 @@ for _ in $(seq 90); do
   sleep 1
 done
 load_before=$(cut -d' ' -f1 /proc/loadavg)
-(cd "${LOADTEST_DIR:-$here}" && node apps/loadtest/dist/main.js --url http://127.0.0.1:9780 --tables "$tables" --think "$think" \
+(cd "${LOADTEST_DIR:-$here}" && node ${LOADTEST_NODE_ARGS:-} apps/loadtest/dist/main.js --url http://127.0.0.1:9780 --tables "$tables" --think "$think" \
   --ramp 30s --duration "$duration" "${extra[@]}" --quiet --out "$work/report" --local-procs \
   --metrics gateway=http://127.0.0.1:9784/metrics,table-service=http://127.0.0.1:9781/metrics,timer-service=http://127.0.0.1:9782/metrics \
   2>>"$log" | tail -1 >"$work/result.json")
