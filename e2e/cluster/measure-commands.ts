@@ -5,13 +5,17 @@
  * the difference divided by the players' stored moves of the run (table_actions rows made by a
  * player's intent: moves, joins and the host's starts; the deadline moves are counted apart).
  *
- *   npm run build && npx tsx e2e/cluster/measure-commands.ts [--tables 200] [--duration 60s]
+ *   npm run build && npx tsx e2e/cluster/measure-commands.ts [--tables 200] [--duration 60s] [--one-redis]
+ *
+ * `--one-redis`: the same run on one redis-server of its own (TestRedisServer), for comparison.
  *
  * Prints one JSON line (per node: role, commands, per action, top commands per action).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { Client } from 'pg';
+import { TestRedisServer } from '../src/redis-server';
 import { ROOT, TestSystem } from '../src/system';
 
 const arg = (name: string, fallback: string): string => {
@@ -34,15 +38,34 @@ async function storedChanges(databaseUrl: string): Promise<{ byPlayers: number; 
   }
 }
 
+/** INFO commandstats of one redis-server: `{ command: calls }`. */
+async function commandStatsOf(port: number): Promise<Record<string, number>> {
+  const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 });
+  try {
+    const text = await redis.info('commandstats');
+    const calls: Record<string, number> = {};
+    for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[match[1]!] = Number(match[2]);
+    return calls;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 const sum = (calls: Record<string, number>): number => Object.values(calls).reduce((a, b) => a + b, 0);
 
 async function main(): Promise<void> {
   const tables = arg('tables', '200');
-  const system = await TestSystem.start('measure-commands', { shards: 16, redisCluster: true });
+  const one = process.argv.includes('--one-redis') ? await TestRedisServer.start('measure-commands') : null;
+  const system = await TestSystem.start('measure-commands', {
+    shards: 16,
+    redisCluster: one === null,
+    ...(one ? { env: { REDIS_URL: one.url } } : {}),
+  });
+  const stats = async (): Promise<Record<number, Record<string, number>>> =>
+    one ? { [one.port]: await commandStatsOf(one.port) } : system.redisCluster!.commandStats();
   try {
-    const cluster = system.redisCluster!;
-    const primaries = new Set(await cluster.primaryPorts());
-    const before = await cluster.commandStats();
+    const primaries = new Set(one ? [one.port] : await system.redisCluster!.primaryPorts());
+    const before = await stats();
     const changesBefore = await storedChanges(system.stores.databaseUrl);
     const run = spawnSync(
       process.execPath,
@@ -50,12 +73,16 @@ async function main(): Promise<void> {
         join(ROOT, 'apps/loadtest/dist/main.js'),
         ...['--url', system.httpUrl, '--tables', tables, '--think', arg('think', '1-3s')],
         ...['--ramp', arg('ramp', '10s'), '--duration', arg('duration', '60s'), '--quiet'],
-        ...['--out', join(ROOT, 'test-artifacts', 'measure-commands')],
+        ...['--out', join(ROOT, 'test-artifacts', one ? 'measure-commands-one-redis' : 'measure-commands')],
+        ...[
+          '--metrics',
+          ['gateway', 'table-service', 'timer-service'].map((n) => `${n}=${system.metricsUrl(n)}`).join(','),
+        ],
       ],
       { encoding: 'utf8', timeout: 30 * 60_000 },
     );
     if (run.status !== 0) throw new Error(`loadtest failed: ${run.stdout}\n${run.stderr}`);
-    const after = await cluster.commandStats();
+    const after = await stats();
     const changesAfter = await storedChanges(system.stores.databaseUrl);
     const actions = changesAfter.byPlayers - changesBefore.byPlayers;
     const deadlineMoves = changesAfter.byDeadlines - changesBefore.byDeadlines;
@@ -94,6 +121,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await system.stop();
+    await one?.stop();
   }
 }
 
