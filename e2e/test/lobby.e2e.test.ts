@@ -186,7 +186,7 @@ describe('the lobby and quick play across two gateways (issue 12)', () => {
       [0, 1],
     ]);
     for (const id of byTable.keys()) {
-      const t = await (await fetch(`${system.httpUrl}/api/tables/${id}`)).json();
+      const t = (await (await fetch(`${system.httpUrl}/api/tables/${id}`)).json()) as { status: string };
       expect(t.status).toBe('playing');
     }
     four[0]!.close();

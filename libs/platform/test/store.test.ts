@@ -25,6 +25,7 @@ describe('the store (TableQueries) on a real Postgres', () => {
         state: '{}',
         deadlineAt: null,
         chat: true,
+        isPublic: false,
       },
       5,
     );

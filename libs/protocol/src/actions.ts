@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Action } from '@dominoes/rules';
-import type { ClientIntent } from './messages';
+import type { ClientIntent, ClientMessage } from './messages';
 import { EndIdSchema, TileSchema } from './primitives';
 
 /**
@@ -35,7 +35,7 @@ export const ActionSchema: z.ZodType<Action> = ActionObjectSchema;
 /** The browser frames that are moves: one per type of rules action. */
 export type ActionMessage = Extract<ClientIntent, { type: Action['type'] }>;
 
-export const isActionMessage = (message: ClientIntent): message is ActionMessage =>
+export const isActionMessage = (message: ClientMessage): message is ActionMessage =>
   message.type === 'play' || message.type === 'pass' || message.type === 'draw';
 
 /** A move frame as the rules' action of `seat`, the seat the sending socket is bound to. */
