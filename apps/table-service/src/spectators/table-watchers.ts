@@ -24,7 +24,7 @@ export class TableWatchers {
 
   constructor(
     /** A Redis (or a cluster: every key of a shard has its tag). */
-    private readonly redis: Pick<Redis, 'pipeline' | 'hdel' | 'hgetall'>,
+    private readonly redis: Pick<Redis, 'hset' | 'hdel' | 'hgetall'>,
     private readonly names: RedisNames,
     private readonly shards: number,
     private readonly maxPerTable = MAX_WATCHERS_PER_TABLE,
@@ -59,14 +59,15 @@ export class TableWatchers {
       return { ok: false, code: 'TOO_MANY_WATCHERS' };
     const left = before ? this.forget(connectionId) : null;
     this.remember(connectionId, watching);
-    const pipeline = this.redis.pipeline();
-    if (before) pipeline.hdel(this.names.shardWatchers(this.shardOf(before.tableId)), connectionId);
-    pipeline.hset(
-      this.names.shardWatchers(this.shardOf(watching.tableId)),
-      connectionId,
-      JSON.stringify(watching),
-    );
-    await pipeline.exec();
+    // Two commands, not one pipeline: on a cluster the two shards' hashes may be on two nodes.
+    await Promise.all([
+      before ? this.redis.hdel(this.names.shardWatchers(this.shardOf(before.tableId)), connectionId) : null,
+      this.redis.hset(
+        this.names.shardWatchers(this.shardOf(watching.tableId)),
+        connectionId,
+        JSON.stringify(watching),
+      ),
+    ]);
     return { ok: true, changed: true, left: left !== null && left !== watching.tableId ? left : null };
   }
 
