@@ -123,6 +123,8 @@ describe('spectators across gateways and table-service replicas', () => {
     expect(frames.some((f) => f.view.clock?.kind === 'turn')).toBe(true);
     for (const p of players) p.close();
     spectator.close();
+    // The restarted replica takes its share of the shards back (rebalancing) before the next test.
+    await new Promise((r) => setTimeout(r, 6000));
   });
 
   it('hostile watchers: a table that does not exist, a malformed code, many tables from one socket (it watches one at a time), a seated socket that watches leaves its seat to watch', async () => {
