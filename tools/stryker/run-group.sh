@@ -5,7 +5,7 @@
 # group run again tests only the mutants whose code or tests changed; mutation.json (and the HTML
 # report) always holds every file tested so far.
 #
-#   tools/stryker/run-group.sh <group> [stryker options...]     e.g. run-group.sh policy --concurrency 1
+#   tools/stryker/run-group.sh <group> [stryker options...]     e.g. run-group.sh table --concurrency 1
 #   tools/stryker/run-group.sh list
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,14 +16,14 @@ M=apps/timer-service
 join() { local IFS=,; echo "$*"; }
 
 case "${1:-}" in
-  policy) # The table's policy and views: pure suites only.
-    files=($T/src/table/table-policy.ts $T/src/table/table-state.ts $T/src/table/table-events.ts $T/src/table/table-views.ts)
+  table) # The table's policy, views, engine and deadline keeper: pure suites and the engine on its
+    # in-memory ports. One group, because the engine's suites kill policy mutants too: a group run
+    # without a suite that killed a mutant tests that mutant again (and may lose the kill).
+    files=($T/src/table/table-policy.ts $T/src/table/table-state.ts $T/src/table/table-events.ts $T/src/table/table-views.ts
+      $T/src/table/table-engine.ts $T/src/deadlines/deadline-keeper.ts)
     suites=($T/test/table-policy.test.ts $T/test/abandoned-tables.test.ts $T/test/policy-match-log.test.ts
-      $T/test/policy-seats-presence.test.ts $T/test/views-of-a-table.test.ts) ;;
-  engine) # The engine and the deadline keeper on their in-memory ports.
-    files=($T/src/table/table-engine.ts $T/src/deadlines/deadline-keeper.ts)
-    suites=($T/test/table-engine.in-memory.test.ts $T/test/table-engine.replies.in-memory.test.ts
-      $T/test/deadline-keeper.test.ts) ;;
+      $T/test/policy-seats-presence.test.ts $T/test/views-of-a-table.test.ts $T/test/table-engine.in-memory.test.ts
+      $T/test/table-engine.replies.in-memory.test.ts $T/test/deadline-keeper.test.ts) ;;
   leases) # Shard leases on real Redis.
     files=($T/src/shards/shard-leases.ts $T/src/shards/owned-shards.ts)
     suites=($T/test/shard-leases.test.ts $T/test/shard-leases-redis.test.ts $T/test/shard-leases-lifecycle.test.ts) ;;
@@ -36,10 +36,10 @@ case "${1:-}" in
     files=($M/src/deadline-worker.ts)
     suites=($M/test/timer-service.test.ts $M/test/deadline-upsert.test.ts $M/test/telemetry.test.ts) ;;
   list)
-    echo "groups: policy engine leases edge timer"
+    echo "groups: table leases edge timer"
     exit 0 ;;
   *)
-    echo "usage: $0 <policy|engine|leases|edge|timer|list> [stryker options...]" >&2
+    echo "usage: $0 <table|leases|edge|timer|list> [stryker options...]" >&2
     exit 2 ;;
 esac
 shift
