@@ -1,21 +1,16 @@
 import { useId, useState } from 'react';
 import { quickPlay, type LobbyTable } from '@dominoes/protocol';
-import { HOST_TARGET_RANGE, RULE_SETS, VARIANTS, type Variant } from '@dominoes/rules';
+import { HOST_TARGET_RANGE, VARIANTS, type Variant } from '@dominoes/rules';
 import { navigate, useSession } from '../hooks';
 import { useI18n } from '../i18n';
 import { useLobbyTexts } from '../i18n/lobby';
 import { quickPlayOnLobby, useLobby, useMinutesSince } from '../lobby-feed';
-import { problemOf } from '../session';
 import { Avatar } from './Avatar';
+import { SeatsChoice, TargetChoice } from './RuleChoices';
+import { useBusyAction } from './use-busy-action';
 import '../lobby.css';
 // Where the lobby's Watch button goes: the watching page, /t/<code>?watch=1 (decision 0018).
 import { watchPath } from '../watch';
-
-const targetsOf = (variant: Variant): number[] => [...RULE_SETS[variant].targets].sort((a, b) => a - b);
-const seatCountsOf = (variant: Variant): number[] => {
-  const { minSeats, maxSeats } = RULE_SETS[variant];
-  return Array.from({ length: maxSeats - minSeats + 1 }, (_, i) => minSeats + i);
-};
 
 /** Finding a game (issue 12): quick play, the live list of public tables, and your own tables. */
 export function FindGame() {
@@ -25,56 +20,100 @@ export function FindGame() {
   const l = useLobbyTexts();
   const waiting = lobby.tables.filter((t) => t.status === 'waiting');
   const playing = lobby.tables.filter((t) => t.status === 'playing');
-  const more = (shown: number, all: number) =>
-    all > shown ? <p className="hint">{l.moreTables(all - shown)}</p> : null;
+  const status = (
+    <span
+      className={lobby.status === 'live' ? 'live-dot on' : 'live-dot'}
+      data-testid="lobby-status"
+      data-state={lobby.status}
+    >
+      {lobby.status === 'live' ? l.live : lobby.status === 'offline' ? l.offline : '…'}
+    </span>
+  );
   return (
     <section className="find-game" data-testid="find-game" aria-label={l.openTables}>
       <QuickPlay token={token} />
       {lobby.yours.length > 0 && (
-        <section className="card lobby-list" data-testid="your-tables" aria-labelledby="your-tables-title">
-          <h2 id="your-tables-title">{l.yourTables}</h2>
-          <ul>
-            {lobby.yours.map((t) => (
-              <TableRow key={t.tableId} table={t} offsetMs={lobby.offsetMs} action="back" />
-            ))}
-          </ul>
-        </section>
+        <TableList
+          testId="your-tables"
+          titleId="your-tables-title"
+          title={l.yourTables}
+          tables={lobby.yours}
+          offsetMs={lobby.offsetMs}
+          action="back"
+        />
       )}
-      <section className="card lobby-list" data-testid="open-tables" aria-labelledby="open-tables-title">
-        <h2 id="open-tables-title">
-          {l.openTables}{' '}
-          <span
-            className={lobby.status === 'live' ? 'live-dot on' : 'live-dot'}
-            data-testid="lobby-status"
-            data-state={lobby.status}
-          >
-            {lobby.status === 'live' ? l.live : lobby.status === 'offline' ? l.offline : '…'}
-          </span>
-        </h2>
-        {waiting.length === 0 ? (
-          <p className="hint">{l.noOpenTables}</p>
-        ) : (
-          <ul aria-live="polite">
-            {waiting.map((t) => (
-              <TableRow key={t.tableId} table={t} offsetMs={lobby.offsetMs} action="join" />
-            ))}
-          </ul>
-        )}
-        {more(waiting.length, lobby.counts.waiting)}
-      </section>
-      <section className="card lobby-list" data-testid="tables-in-play" aria-labelledby="in-play-title">
-        <h2 id="in-play-title">{l.inPlay}</h2>
-        {playing.length === 0 ? (
-          <p className="hint">{l.noTablesInPlay}</p>
-        ) : (
-          <ul>
-            {playing.map((t) => (
-              <TableRow key={t.tableId} table={t} offsetMs={lobby.offsetMs} action="watch" />
-            ))}
-          </ul>
-        )}
-        {more(playing.length, lobby.counts.playing)}
-      </section>
+      <TableList
+        testId="open-tables"
+        titleId="open-tables-title"
+        title={
+          <>
+            {l.openTables} {status}
+          </>
+        }
+        tables={waiting}
+        offsetMs={lobby.offsetMs}
+        action="join"
+        empty={l.noOpenTables}
+        all={lobby.counts.waiting}
+        live
+      />
+      <TableList
+        testId="tables-in-play"
+        titleId="in-play-title"
+        title={l.inPlay}
+        tables={playing}
+        offsetMs={lobby.offsetMs}
+        action="watch"
+        empty={l.noTablesInPlay}
+        all={lobby.counts.playing}
+      />
+    </section>
+  );
+}
+
+type RowAction = 'join' | 'watch' | 'back';
+
+/** One of the lobby's lists: its title, its rows (or what to say when it has none), and how many it does not show. */
+function TableList({
+  testId,
+  titleId,
+  title,
+  tables,
+  offsetMs,
+  action,
+  empty,
+  all,
+  live = false,
+}: {
+  readonly testId: string;
+  readonly titleId: string;
+  readonly title: React.ReactNode;
+  readonly tables: readonly LobbyTable[];
+  readonly offsetMs: number;
+  readonly action: RowAction;
+  /** Said instead of an empty list; a list without it is only shown with rows. */
+  readonly empty?: string;
+  /** How many such tables there are in all (the list holds at most a page). */
+  readonly all?: number;
+  /** Rows announced as they change (aria-live). */
+  readonly live?: boolean;
+}) {
+  const l = useLobbyTexts();
+  return (
+    <section className="card lobby-list" data-testid={testId} aria-labelledby={titleId}>
+      <h2 id={titleId}>{title}</h2>
+      {tables.length === 0 && empty !== undefined ? (
+        <p className="hint">{empty}</p>
+      ) : (
+        <ul aria-live={live ? 'polite' : undefined}>
+          {tables.map((t) => (
+            <TableRow key={t.tableId} table={t} offsetMs={offsetMs} action={action} />
+          ))}
+        </ul>
+      )}
+      {all !== undefined && all > tables.length && (
+        <p className="hint">{l.moreTables(all - tables.length)}</p>
+      )}
     </section>
   );
 }
@@ -86,7 +125,7 @@ function TableRow({
 }: {
   readonly table: LobbyTable;
   readonly offsetMs: number;
-  readonly action: 'join' | 'watch' | 'back';
+  readonly action: RowAction;
 }) {
   const { t } = useI18n();
   const l = useLobbyTexts();
@@ -151,25 +190,17 @@ function QuickPlay({ token }: { readonly token: string | null }) {
   const [variant, setVariant] = useState<Variant>('partnership');
   const [target, setTarget] = useState<number>(HOST_TARGET_RANGE.default);
   const [seats, setSeats] = useState(2);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useBusyAction();
   const go = async (event: React.FormEvent) => {
     event.preventDefault();
     if (token === null) return;
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const request = variant === 'partnership' ? { variant, target } : { variant, seats };
       // On the lobby's socket (seated with it at once); over HTTP when the lobby is not live.
       const tableId =
         (await quickPlayOnLobby(request)) ?? (await quickPlay(location.origin, token, request)).tableId;
       navigate(`/t/${tableId}`);
-    } catch (e) {
-      const p = problemOf(e);
-      setError(t.errorText(p.code, p.message));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card quick-play" onSubmit={go} aria-labelledby={`${id}-title`} data-testid="quick-play">
@@ -192,37 +223,15 @@ function QuickPlay({ token }: { readonly token: string | null }) {
           </select>
         </div>
         {variant === 'partnership' ? (
-          <div className="field">
-            <label htmlFor={`${id}-target`}>{t.target}</label>
-            <select
-              id={`${id}-target`}
-              data-testid="quick-target"
-              value={target}
-              onChange={(e) => setTarget(Number(e.target.value))}
-            >
-              {targetsOf(variant).map((n) => (
-                <option key={n} value={n}>
-                  {t.points(n)}
-                </option>
-              ))}
-            </select>
-          </div>
+          <TargetChoice
+            formId={id}
+            variant={variant}
+            value={target}
+            onChange={setTarget}
+            testId="quick-target"
+          />
         ) : (
-          <div className="field">
-            <label htmlFor={`${id}-seats`}>{t.seats}</label>
-            <select
-              id={`${id}-seats`}
-              data-testid="quick-seats"
-              value={seats}
-              onChange={(e) => setSeats(Number(e.target.value))}
-            >
-              {seatCountsOf(variant).map((n) => (
-                <option key={n} value={n}>
-                  {t.seatsOption(n)}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SeatsChoice formId={id} variant={variant} value={seats} onChange={setSeats} testId="quick-seats" />
         )}
         <button
           type="submit"

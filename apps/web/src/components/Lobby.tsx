@@ -2,20 +2,14 @@ import { useId, useState } from 'react';
 import type { CreateTableRequest } from '@dominoes/protocol';
 import { useI18n } from '../i18n';
 import { codeFrom, navigate, useSession } from '../hooks';
-import { problemOf } from '../session';
-import { HOST_TARGET_RANGE, RULE_SETS, VARIANTS, type Variant } from '@dominoes/rules';
+import { HOST_TARGET_RANGE, VARIANTS, type Variant } from '@dominoes/rules';
 import { ChatOption } from '../chat/ChatOption';
 import { NameForm } from './NameForm';
 import { FindGame } from './FindGame';
 import { VisibilityOption } from './VisibilityOption';
 import { Avatar } from './Avatar';
-
-/** The choices offered, from the rules (P19); the server (libs/rules) has the last word and refuses anything else. */
-const targetsOf = (variant: Variant): number[] => [...RULE_SETS[variant].targets].sort((a, b) => a - b);
-const seatCountsOf = (variant: Variant): number[] => {
-  const { minSeats, maxSeats } = RULE_SETS[variant];
-  return Array.from({ length: maxSeats - minSeats + 1 }, (_, i) => minSeats + i);
-};
+import { SeatsChoice, TargetChoice } from './RuleChoices';
+import { useBusyAction } from './use-busy-action';
 
 export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => void }) {
   const { t } = useI18n();
@@ -27,15 +21,12 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
   const [oneRound, setOneRound] = useState(false);
   const [isPublic, setPublic] = useState(false);
   const [chat, setChat] = useState(true);
-  const [busy, setBusy] = useState(false);
-  const [openError, setOpenError] = useState<string | null>(null);
+  const { busy, error: openError, run } = useBusyAction();
   const [code, setCode] = useState('');
   const [joinError, setJoinError] = useState<string | null>(null);
 
   const open = async (event: React.FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setOpenError(null);
     const base: CreateTableRequest =
       variant === 'partnership'
         ? { variant, target }
@@ -44,15 +35,10 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
           : { variant, seats };
     // Private (link only) unless the host chose public (issue 12).
     const request: CreateTableRequest = isPublic ? { ...base, public: true } : base;
-    try {
+    await run(async () => {
       const table = await session.openTable(chat ? request : { ...request, chat: false });
       navigate(`/t/${table}`);
-    } catch (e) {
-      const p = problemOf(e);
-      setOpenError(t.errorText(p.code, p.message));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const join = (event: React.FormEvent) => {
@@ -96,42 +82,23 @@ export function Lobby({ onRules }: { readonly onRules: (variant: Variant) => voi
               ))}
             </fieldset>
             {variant !== 'five-tile' && (
-              <div className="field">
-                <label htmlFor={`${id}-target`}>{t.target}</label>
-                <select
-                  id={`${id}-target`}
-                  data-testid="target-select"
-                  value={target}
-                  onChange={(e) => setTarget(Number(e.target.value))}
-                  aria-describedby={`${id}-target-hint`}
-                >
-                  {targetsOf(variant).map((n) => (
-                    <option key={n} value={n}>
-                      {t.points(n)}
-                    </option>
-                  ))}
-                </select>
-                <p id={`${id}-target-hint`} className="hint">
-                  {t.targetHint}
-                </p>
-              </div>
+              <TargetChoice
+                formId={id}
+                variant={variant}
+                value={target}
+                onChange={setTarget}
+                testId="target-select"
+                hint={t.targetHint}
+              />
             )}
             {variant !== 'partnership' && (
-              <div className="field">
-                <label htmlFor={`${id}-seats`}>{t.seats}</label>
-                <select
-                  id={`${id}-seats`}
-                  data-testid="seats-select"
-                  value={seats}
-                  onChange={(e) => setSeats(Number(e.target.value))}
-                >
-                  {seatCountsOf(variant).map((n) => (
-                    <option key={n} value={n}>
-                      {t.seatsOption(n)}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SeatsChoice
+                formId={id}
+                variant={variant}
+                value={seats}
+                onChange={setSeats}
+                testId="seats-select"
+              />
             )}
             {variant === 'draw' && (
               <label className="check">

@@ -2,15 +2,14 @@ import { useId, useState } from 'react';
 import { PlayerNameSchema } from '@dominoes/protocol';
 import { useI18n } from '../i18n';
 import { useSession } from '../hooks';
-import { problemOf } from '../session';
+import { useBusyAction } from './use-busy-action';
 
 /** The name prompt of a first visit: POST /api/identity, then the token lives in localStorage. */
 export function NameForm({ intro }: { readonly intro?: string }) {
   const { t } = useI18n();
   const [state, session] = useSession();
   const [name, setName] = useState(state.identity?.name ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useBusyAction();
   const id = useId();
 
   const submit = async (event: React.FormEvent) => {
@@ -20,16 +19,7 @@ export function NameForm({ intro }: { readonly intro?: string }) {
       setError(t.nameHint);
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      await session.register(parsed.data);
-    } catch (e) {
-      const p = problemOf(e);
-      setError(t.errorText(p.code, p.message));
-    } finally {
-      setBusy(false);
-    }
+    await run(() => session.register(parsed.data));
   };
 
   return (
