@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from "@nestjs/common";
+import { Module, type DynamicModule } from '@nestjs/common';
 import {
   factory,
   serviceModule,
@@ -10,41 +10,29 @@ import {
   type DeadlineQueues,
   type PrismaClient,
   type RedisClient,
-} from "@dominoes/platform";
-import type { RedisNames } from "@dominoes/protocol";
-import { IntentsController } from "./app.controllers";
-import type { TableServiceConfig } from "./config";
-import { DeadlineKeeper } from "./deadlines/deadline-keeper";
-import { TableServiceMetrics } from "./metrics";
-import { StaleConnectionSweeper } from "./presence/stale-connections";
-import { Archiver } from "./retention/archiver";
-import { OwnedShards } from "./shards/owned-shards";
-import {
-  DEADLINE_QUEUE,
-  PRISMA,
-  REDIS,
-  REDIS_NAMES,
-  StoresModule,
-} from "./stores.module";
-import { TableEngine, type DeadlineScheduler } from "./table/table-engine";
-import { RedisSeatPublisher } from "./table/seat-publisher";
-import { RedisLobbyPublisher } from "./table/lobby-feed";
-import { TableSpectators } from "./spectators/table-spectators";
-import { TableWatchers } from "./spectators/table-watchers";
-import { StaleWatcherSweeper } from "./spectators/stale-watchers";
-import { TableStore } from "./table/table-store";
-import { ShardedStreamsServer } from "./transport/sharded-streams.server";
+} from '@dominoes/platform';
+import type { RedisNames } from '@dominoes/protocol';
+import { IntentsController } from './app.controllers';
+import type { TableServiceConfig } from './config';
+import { DeadlineKeeper } from './deadlines/deadline-keeper';
+import { TableServiceMetrics } from './metrics';
+import { StaleConnectionSweeper } from './presence/stale-connections';
+import { Archiver } from './retention/archiver';
+import { OwnedShards } from './shards/owned-shards';
+import { DEADLINE_QUEUE, PRISMA, REDIS, REDIS_NAMES, StoresModule } from './stores.module';
+import { TableEngine, type DeadlineScheduler } from './table/table-engine';
+import { RedisSeatPublisher } from './table/seat-publisher';
+import { RedisLobbyPublisher } from './table/lobby-feed';
+import { TableSpectators } from './spectators/table-spectators';
+import { TableWatchers } from './spectators/table-watchers';
+import { StaleWatcherSweeper } from './spectators/stale-watchers';
+import { TableStore } from './table/table-store';
+import { ShardedStreamsServer } from './transport/sharded-streams.server';
 
-export type TableServiceDeps = ModuleDeps<
-  TableServiceConfig,
-  TableServiceMetrics
->;
+export type TableServiceDeps = ModuleDeps<TableServiceConfig, TableServiceMetrics>;
 
 /** The engine sets each table's one deadline job (the keeper sets them again when a shard is taken). */
-const deadlineJobs = (
-  queues: DeadlineQueues,
-  clock: Clock,
-): DeadlineScheduler => ({
+const deadlineJobs = (queues: DeadlineQueues, clock: Clock): DeadlineScheduler => ({
   schedule: async (tableId, deadline, traceparent) => {
     const job = {
       tableId,
@@ -83,8 +71,7 @@ export class TableServiceModule {
           useFactory: (redis: RedisClient, names: RedisNames) =>
             new TableSpectators(
               new TableWatchers(redis, names, shards),
-              (channel, message) =>
-                publishOn(redis, onCluster(redis), channel, message),
+              (channel, message) => publishOn(redis, onCluster(redis), channel, message),
               names,
               new RedisSeatPublisher(redis, names),
               logger,
@@ -92,13 +79,7 @@ export class TableServiceModule {
         },
         {
           provide: TableEngine,
-          inject: [
-            TableStore,
-            REDIS,
-            REDIS_NAMES,
-            DEADLINE_QUEUE,
-            TableSpectators,
-          ],
+          inject: [TableStore, REDIS, REDIS_NAMES, DEADLINE_QUEUE, TableSpectators],
           useFactory: (
             store: TableStore,
             redis: RedisClient,
@@ -125,33 +106,14 @@ export class TableServiceModule {
         {
           provide: DeadlineKeeper,
           inject: [DEADLINE_QUEUE, TableStore, TableEngine, OwnedShards],
-          useFactory: (
-            queue: DeadlineQueues,
-            store: TableStore,
-            engine: TableEngine,
-            owned: OwnedShards,
-          ) =>
-            new DeadlineKeeper(
-              queue,
-              shards,
-              store,
-              engine,
-              clock,
-              logger,
-              config.overdueGraceMs,
-              (id) => owned.owns(id),
+          useFactory: (queue: DeadlineQueues, store: TableStore, engine: TableEngine, owned: OwnedShards) =>
+            new DeadlineKeeper(queue, shards, store, engine, clock, logger, config.overdueGraceMs, (id) =>
+              owned.owns(id),
             ),
         },
         {
           provide: ShardedStreamsServer,
-          inject: [
-            REDIS,
-            REDIS_NAMES,
-            DeadlineKeeper,
-            TableEngine,
-            OwnedShards,
-            TableSpectators,
-          ],
+          inject: [REDIS, REDIS_NAMES, DeadlineKeeper, TableEngine, OwnedShards, TableSpectators],
           useFactory: (
             redis: RedisClient,
             names: RedisNames,
@@ -172,10 +134,7 @@ export class TableServiceModule {
                 spectators.registry
                   .shardAcquired(shard)
                   .catch((error: unknown) =>
-                    logger.warn(
-                      { err: error, shard },
-                      "the watchers of a shard were not read back",
-                    ),
+                    logger.warn({ err: error, shard }, 'the watchers of a shard were not read back'),
                   );
               },
               onShardLost: (shard) => {
@@ -201,12 +160,7 @@ export class TableServiceModule {
         {
           provide: StaleConnectionSweeper,
           inject: [TableEngine, REDIS, REDIS_NAMES, OwnedShards],
-          useFactory: (
-            engine: TableEngine,
-            redis: RedisClient,
-            names: RedisNames,
-            owned: OwnedShards,
-          ) =>
+          useFactory: (engine: TableEngine, redis: RedisClient, names: RedisNames, owned: OwnedShards) =>
             new StaleConnectionSweeper({
               engine,
               redis,
@@ -221,11 +175,7 @@ export class TableServiceModule {
         {
           provide: StaleWatcherSweeper,
           inject: [TableSpectators, REDIS, REDIS_NAMES],
-          useFactory: (
-            spectators: TableSpectators,
-            redis: RedisClient,
-            names: RedisNames,
-          ) =>
+          useFactory: (spectators: TableSpectators, redis: RedisClient, names: RedisNames) =>
             new StaleWatcherSweeper({
               spectators,
               redis,
@@ -238,21 +188,18 @@ export class TableServiceModule {
         },
       ],
       // Ready only while Postgres and Redis both answer (within 2 s each).
-      readiness: factory(
-        [PRISMA, REDIS],
-        (prisma: PrismaClient, redis: RedisClient) => [
-          {
-            name: "postgres",
-            probe: () => prisma.$queryRawUnsafe("select 1").then(() => true),
-            up: "up",
-          },
-          {
-            name: "redis",
-            probe: () => redis.ping().then(() => true),
-            up: "up",
-          },
-        ],
-      ),
+      readiness: factory([PRISMA, REDIS], (prisma: PrismaClient, redis: RedisClient) => [
+        {
+          name: 'postgres',
+          probe: () => prisma.$queryRawUnsafe('select 1').then(() => true),
+          up: 'up',
+        },
+        {
+          name: 'redis',
+          probe: () => redis.ping().then(() => true),
+          up: 'up',
+        },
+      ]),
       // Shutdown: the sweeps stop, then HTTP and the transport close (the intents in hand finish,
       // the shards are given back), then the queue, Postgres and Redis.
       lifecycle: factory(
@@ -297,11 +244,7 @@ export class TableServiceModule {
             () => staleWatchers.stop(),
             () => archiver.stop(),
           ],
-          close: [
-            () => queue.close(),
-            () => prisma.$disconnect(),
-            () => redis.disconnect(),
-          ],
+          close: [() => queue.close(), () => prisma.$disconnect(), () => redis.disconnect()],
         }),
       ),
     });

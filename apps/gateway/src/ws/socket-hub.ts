@@ -571,9 +571,9 @@ export class SocketHub {
         if (conn.watching?.tableId === table) void this.chat?.follow(conn, table);
       })
       .catch((error: unknown) => {
-      this.logger.error({ err: error, conn: conn.id }, 'watch failed');
-      this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
-    });
+        this.logger.error({ err: error, conn: conn.id }, 'watch failed');
+        this.refuse(conn, message.id, 'INTERNAL', 'Something went wrong on the server.');
+      });
   }
 
   /** Ends the socket's binding; `presence` tells the old table this socket is gone from it. */
