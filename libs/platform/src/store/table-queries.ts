@@ -27,7 +27,16 @@ export type StoredSnapshot = Pick<GameTable, 'state' | 'version'> & { readonly r
 /** A new table's row. `state` is the snapshot at version 0, as JSON text. */
 export interface NewTableRow extends Pick<
   GameTable,
-  'id' | 'variant' | 'seatCount' | 'target' | 'oneRound' | 'hostPlayerId' | 'status' | 'deadlineAt' | 'isPublic' | 'chat'
+  | 'id'
+  | 'variant'
+  | 'seatCount'
+  | 'target'
+  | 'oneRound'
+  | 'hostPlayerId'
+  | 'status'
+  | 'deadlineAt'
+  | 'isPublic'
+  | 'chat'
 > {
   readonly state: string;
 }
