@@ -2,7 +2,8 @@ import Redis from 'ioredis';
 import { seatView } from '@dominoes/rules';
 import { decodeLobbyUpdate, type LobbyUpdate } from '@dominoes/protocol';
 import { RedisLobbyPublisher } from '../src/table/lobby-feed';
-import { envelopes, startEngineHarness, type EngineHarness } from './support/engine-harness';
+import { envelopes } from './support/engine-harness';
+import { engineSuite } from './support/engine-suite';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -12,37 +13,28 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * publish nothing; a private table publishes nothing at all.
  */
 describe('lobby updates from the engine, on real Postgres and Redis', () => {
-  let harness: EngineHarness;
   let subscriber: Redis;
+  const suite = engineSuite('lobby_publish');
   /** Each update with the table's version in Postgres when it arrived. */
   const received: { update: LobbyUpdate; stored: Promise<number> }[] = [];
-  const versionInPostgres = async (id: string) =>
-    Number(
-      (
-        await harness.prisma.$queryRawUnsafe<{ version: bigint }[]>(
-          'select version from game_tables where id = $1',
-          id,
-        )
-      )[0]!.version,
-    );
 
   beforeAll(async () => {
-    harness = await startEngineHarness('lobby_publish');
-    subscriber = new Redis(harness.stores.redisUrl);
-    await subscriber.subscribe(harness.names.lobbyChannel);
+    subscriber = new Redis(suite.harness.stores.redisUrl);
+    await subscriber.subscribe(suite.harness.names.lobbyChannel);
     subscriber.on('message', (_channel: string, message: string) => {
       const update = decodeLobbyUpdate(message);
       if (!update) throw new Error(`not a lobby update: ${message}`);
-      received.push({ update, stored: versionInPostgres(update.tableId) });
+      received.push({ update, stored: suite.harness.storedVersion(update.tableId) });
     });
   });
   afterAll(async () => {
     subscriber?.disconnect();
-    await harness?.dispose();
   });
 
   it('a public table: one update when opened and one when its last seat is taken and it starts, each of a version already stored; twenty moves publish nothing more; a private table, opened, filled and played, publishes nothing', async () => {
-    const engine = harness.engine({ lobby: new RedisLobbyPublisher(harness.redis, harness.names) });
+    const engine = suite.harness.engine({
+      lobby: new RedisLobbyPublisher(suite.harness.redis, suite.harness.names),
+    });
     const play = async (tableId: string, isPublic: boolean) => {
       const intent = envelopes(tableId, `${tableId}-`);
       const config = { variant: 'draw' as const, seats: 2, ...(isPublic ? { public: true } : {}) };
@@ -56,7 +48,7 @@ describe('lobby updates from the engine, on real Postgres and Redis', () => {
         const action = seatView(table.match, turn).legal[0]!;
         expect(await engine.handle(intent(turn, { kind: 'action', action }))).toMatchObject({ ok: true });
       }
-      return versionInPostgres(tableId);
+      return suite.harness.storedVersion(tableId);
     };
     const privateVersion = await play('QPRVTABCDEFG', false);
     const publicVersion = await play('QPUBTABCDEFG', true);

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { envelopes, startEngineHarness, type EngineHarness } from './support/engine-harness';
-import { watchSeatChannels, type SeatChannels } from './support/seat-channels';
+import { envelopes } from './support/engine-harness';
+import { engineSuite } from './support/engine-suite';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -10,40 +10,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * of it: the seat channels.
  */
 describe('views published only after a successful store, on real Postgres and Redis', () => {
-  let harness: EngineHarness;
-  let channels: SeatChannels;
-  const TABLES = ['PUBEXP', 'PUBFEN'];
-  const versionInPostgres = async (id: string) =>
-    Number(
-      (
-        await harness.prisma.$queryRawUnsafe<{ version: bigint }[]>(
-          'select version from game_tables where id = $1',
-          id,
-        )
-      )[0]!.version,
-    );
-
-  beforeAll(async () => {
-    harness = await startEngineHarness('publish_after_store');
-    channels = await watchSeatChannels(harness.stores.redisUrl, harness.names, TABLES);
-  });
-  afterAll(async () => {
-    channels?.close();
-    await harness?.dispose();
-  });
+  const suite = engineSuite('publish_after_store', ['PUBEXP', 'PUBFEN']);
 
   it('a write Postgres refuses because the intent expired while it waited on a lock publishes nothing on any seat channel, and the reply says INTENT_EXPIRED', async () => {
-    const engine = harness.engine();
+    const engine = suite.harness.engine();
     const intent = envelopes('PUBEXP', 'pe');
     expect(
       await engine.handle(intent(0, { kind: 'create', config: { variant: 'partnership' } })),
     ).toMatchObject({ ok: true });
     expect(await engine.handle(intent(1, { kind: 'join' }))).toMatchObject({ ok: true, seat: 1 });
-    await channels.settle();
-    expect(channels.take().length).toBeGreaterThan(0); // the channels work: the join was published
-    const version = await versionInPostgres('PUBEXP');
+    await suite.channels.settle();
+    expect(suite.channels.take().length).toBeGreaterThan(0); // the channels work: the join was published
+    const version = await suite.harness.storedVersion('PUBEXP');
 
-    const lock = new Client({ connectionString: harness.stores.databaseUrl });
+    const lock = new Client({ connectionString: suite.harness.stores.databaseUrl });
     await lock.connect();
     await lock.query('begin');
     await lock.query('lock table game_tables in exclusive mode');
@@ -53,32 +33,32 @@ describe('views published only after a successful store, on real Postgres and Re
     await lock.query('commit');
     await lock.end();
     expect(await reply).toMatchObject({ ok: false, code: 'INTENT_EXPIRED' });
-    await channels.settle(300);
-    expect(channels.take()).toEqual([]);
-    expect(await versionInPostgres('PUBEXP')).toBe(version);
+    await suite.channels.settle(300);
+    expect(suite.channels.take()).toEqual([]);
+    expect(await suite.harness.storedVersion('PUBEXP')).toBe(version);
   });
 
   it('a write fenced off (a stale copy of the table: another replica wrote it) publishes nothing; the retry on the reloaded table publishes each seat one view, of the version stored', async () => {
-    const a = harness.engine();
-    const b = harness.engine();
+    const a = suite.harness.engine();
+    const b = suite.harness.engine();
     const intent = envelopes('PUBFEN', 'pf');
     expect(await a.handle(intent(0, { kind: 'create', config: { variant: 'partnership' } }))).toMatchObject({
       ok: true,
     });
     const stale = (await b.load('PUBFEN'))!.version; // B's copy, soon out of date
     expect(await a.handle(intent(1, { kind: 'join' }))).toMatchObject({ ok: true, seat: 1 });
-    await channels.settle();
-    const fromA = channels.take();
-    const afterA = await versionInPostgres('PUBFEN');
+    await suite.channels.settle();
+    const fromA = suite.channels.take();
+    const afterA = await suite.harness.storedVersion('PUBFEN');
     expect(fromA.map((e) => e.version)).toEqual([afterA, afterA]);
     expect(afterA).toBeGreaterThan(stale);
 
     const reply = await b.handle(intent(2, { kind: 'join' }));
     expect(reply).toMatchObject({ ok: true, seat: 2 });
-    const stored = await versionInPostgres('PUBFEN');
+    const stored = await suite.harness.storedVersion('PUBFEN');
     expect(reply).toMatchObject({ version: stored });
-    await channels.settle();
-    const fromB = channels.take();
+    await suite.channels.settle();
+    const fromB = suite.channels.take();
     // One view per seated seat, all of the version Postgres holds: none of the refused write.
     expect(fromB.map((e) => e.seat).sort()).toEqual([0, 1, 2]);
     expect(fromB.every((e) => e.version === stored)).toBe(true);

@@ -25,6 +25,10 @@ export interface EngineHarness {
   /** A new engine (an empty cache: another replica, or this one after a restart). */
   engine(overrides?: Partial<EngineDeps>): TableEngine;
   store(): TableStore;
+  /** The table's version in Postgres (game_tables.version). */
+  storedVersion(tableId: string): Promise<number>;
+  /** How many actions the table's log holds in Postgres (table_actions). */
+  storedActions(tableId: string): Promise<number>;
   dispose(): Promise<void>;
 }
 
@@ -33,12 +37,16 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
   const prisma = createPrisma(stores.databaseUrl, 2);
   const redis = createRedis(stores.redisUrl, `${label}-test`);
   const names = redisNames(stores.redisPrefix);
+  const count = async (sql: string, tableId: string) =>
+    Number((await prisma.$queryRawUnsafe<{ n: bigint }[]>(sql, tableId))[0]!.n);
   return {
     stores,
     prisma,
     redis,
     names,
     store: () => new TableStore(prisma),
+    storedVersion: (tableId) => count('select version as n from game_tables where id = $1', tableId),
+    storedActions: (tableId) => count('select count(*) as n from table_actions where table_id = $1', tableId),
     engine: (overrides = {}) =>
       new TableEngine({
         store: new TableStore(prisma),
