@@ -2,6 +2,7 @@ import { createSeededRng, legalActions, RULE_DURATIONS } from '@dominoes/rules';
 import type { IntentEnvelope, TableIntent } from '@dominoes/protocol';
 import { decide, openTable, type PolicyContext } from '../src/table/table-policy';
 import { RECENT_INTENTS_KEPT, type TableState } from '../src/table/table-state';
+import { tableView } from '../src/table/table-views';
 import { accepted, policyEnvelopes } from './support/policy-intents';
 
 /**
@@ -206,6 +207,35 @@ describe('presence and P17', () => {
     const back = after(dropped, as(id, { kind: 'join' }, `c-${id}-2`), ctx(NOW + 2000));
     expect(back.table.deadline).toEqual(dropped.deadline);
     expect(back.d.events).toEqual([{ kind: 'presence', seat, payload: { connected: true, connections: 1 } }]);
+  });
+
+  it('P17: the clock says when a turn is a disconnected seat\u2019s short one (a drop during it, or a turn that starts with its seat away), and a return keeps it said; a whole turn never says it', () => {
+    const table = seatedAll();
+    const seat = mover(table);
+    const id = playerAt(table, seat);
+    expect(table.deadline).not.toHaveProperty('shortened');
+    expect(tableView(table, seat).clock).toEqual({ kind: 'turn', seat, deadline: NOW + 45_000 });
+    const dropped = after(table, as(id, { kind: 'presence', connected: false }, `c-${id}`), ctx(NOW + 1000));
+    expect(tableView(dropped.table, seat).clock).toEqual({
+      kind: 'turn',
+      seat,
+      deadline: NOW + 6000,
+      shortened: true,
+    });
+    const back = after(dropped.table, as(id, { kind: 'join' }, `c-${id}-2`), ctx(NOW + 2000));
+    expect(tableView(back.table, seat).clock).toMatchObject({ deadline: NOW + 6000, shortened: true });
+    // Dropping with less than 5 s left changes nothing, so nothing is said.
+    const late = after(table, as(id, { kind: 'presence', connected: false }, `c-${id}`), ctx(NOW + 43_000));
+    expect(late.table.deadline).not.toHaveProperty('shortened');
+    // The next seat away when its turn starts: a 5 s turn, said.
+    const next = (seat + 1) % 3;
+    const nextId = playerAt(table, next);
+    const away = after(table, as(nextId, { kind: 'presence', connected: false }, `c-${nextId}`)).table;
+    const legal = legalActions(away.match!, seat).find((a) => a.type === 'play')!;
+    const moved = after(away, as(id, { kind: 'action', action: legal } as TableIntent)).table;
+    expect(moved.match!.round!.turn).toBe(next);
+    expect(moved.deadline).toMatchObject({ kind: 'turn', seat: next, at: NOW + 5000, shortened: true });
+    expect(tableView(moved, seat).clock).toMatchObject({ seat: next, shortened: true });
   });
 });
 

@@ -114,15 +114,14 @@ export function soundsFor(view: TableView, before: TableView | null): SoundKind[
 export const DISCONNECTED_TURN_MS = RULE_DURATIONS.disconnectedTurnMs;
 
 /**
- * On the first view after coming back (a reload, a reconnection): is it this seat's turn with no more
- * than a disconnected seat's turn left? Then the drop shortened it (P17) and the page says so. The
- * view carries the deadline only, not when the turn began or how long it was meant to be, so this is
- * read from the time left.
+ * On the first view after coming back (a reload, a reconnection): is it this seat's turn, cut to a
+ * disconnected seat's 5 s by the drop (P17)? The table-service says so in the clock (`shortened`),
+ * so the page tells it plainly, and says nothing for a turn that merely had little time left.
  */
 export function shortenedTurn(view: TableView, serverNow: number): boolean {
   const clock = view.clock;
-  if (!clock || clock.kind !== 'turn' || clock.seat !== view.you.seat) return false;
+  if (!clock || clock.kind !== 'turn' || clock.seat !== view.you.seat || clock.shortened !== true)
+    return false;
   if (view.game?.phase !== 'playing' || view.game.turn !== view.you.seat) return false;
-  const left = clock.deadline - serverNow;
-  return left > 0 && left <= DISCONNECTED_TURN_MS + 500;
+  return clock.deadline > serverNow;
 }

@@ -154,17 +154,26 @@ describe('sounds', () => {
 });
 
 describe('the disconnected turn (P17)', () => {
-  const base = (deadline: number, turn: number): TableView => {
+  const base = (deadline: number, turn: number, shortened: boolean): TableView => {
     const view = tableView(roundStates('partnership', 4, 1)[2]!, 0, ['Ana', 'Boris', 'Cem', 'Dara']);
     const game = { ...view.game!, turn };
-    return { ...view, game, clock: { kind: 'turn', seat: turn, deadline } };
+    const clock = {
+      kind: 'turn' as const,
+      seat: turn,
+      deadline,
+      ...(shortened ? { shortened: true as const } : {}),
+    };
+    return { ...view, game, clock };
   };
-  it('told when it is your turn with no more than a disconnected turn left', () => {
+  it('told exactly when the table-service says your turn was cut to a disconnected one', () => {
     const now = 1_000_000;
-    expect(shortenedTurn(base(now + DISCONNECTED_TURN_MS - 200, 0), now)).toBe(true);
-    expect(shortenedTurn(base(now + 1_000, 0), now)).toBe(true);
-    expect(shortenedTurn(base(now + 30_000, 0), now)).toBe(false);
-    expect(shortenedTurn(base(now + 2_000, 1), now)).toBe(false);
-    expect(shortenedTurn(base(now - 10, 0), now)).toBe(false);
+    expect(shortenedTurn(base(now + DISCONNECTED_TURN_MS - 200, 0, true), now)).toBe(true);
+    expect(shortenedTurn(base(now + 1_000, 0, true), now)).toBe(true);
+    // Little time left of a whole turn is not a shortened one: not said.
+    expect(shortenedTurn(base(now + 1_000, 0, false), now)).toBe(false);
+    expect(shortenedTurn(base(now + 30_000, 0, false), now)).toBe(false);
+    // Another seat's short turn, or one already over: not yours to be told.
+    expect(shortenedTurn(base(now + 2_000, 1, true), now)).toBe(false);
+    expect(shortenedTurn(base(now - 10, 0, true), now)).toBe(false);
   });
 });

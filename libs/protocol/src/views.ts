@@ -105,6 +105,11 @@ export const ClockSchema = z.object({
   seat: z.number().int().nullable(),
   /** When the table acts, in epoch milliseconds (server time). */
   deadline: z.number(),
+  /**
+   * P17: present on a turn cut to a disconnected seat's 5 s (it started while the seat was
+   * disconnected, or the seat dropped during it); a reconnection gives no time back, so it stays.
+   */
+  shortened: z.literal(true).optional(),
 });
 
 /** Everything one seated player sees of a table. Sent whole at every change, never as a diff. */

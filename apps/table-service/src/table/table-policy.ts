@@ -157,13 +157,15 @@ class Change {
   /** P16/P17: 45 s for the seat to move, 5 s when it is disconnected as its turn starts. */
   startTurnClock(): void {
     const seat = this.match.round!.turn;
-    const at = turnDeadline(this.ctx.now, isConnected(this.table.seats[seat] ?? null), this.ctx.durations);
-    this.setDeadline('turn', at, seat);
+    const connected = isConnected(this.table.seats[seat] ?? null);
+    this.setDeadline('turn', turnDeadline(this.ctx.now, connected, this.ctx.durations), seat, !connected);
   }
 
-  setDeadline(kind: Deadline['kind'], at: number, seat: number | null): void {
+  /** `shortened`: a turn cut to a disconnected seat's (P17), said so in the views' clock. */
+  setDeadline(kind: Deadline['kind'], at: number, seat: number | null, shortened = false): void {
     // The key is the version this change will store: unique, and it changes whenever the clock does.
-    this.set({ deadline: { kind, at, seat, key: String(this.table.version + this.events.length + 1) } });
+    const key = String(this.table.version + this.events.length + 1);
+    this.set({ deadline: { kind, at, seat, key, ...(shortened ? { shortened: true as const } : {}) } });
   }
 
   dealNextRound(): void {
@@ -325,7 +327,7 @@ function join(
       const deadline = change.table.deadline;
       if (seat.connections.length === 0 && deadline?.kind === 'turn' && deadline.seat === existing) {
         const at = deadlineAfterReconnect(deadline.at);
-        if (at !== deadline.at) change.setDeadline('turn', at, existing);
+        if (at !== deadline.at) change.setDeadline('turn', at, existing, deadline.shortened === true);
       }
     }
     return existing;
@@ -369,7 +371,7 @@ function dropConnections(change: Change, seat: number, connectionIds: readonly s
   const deadline = change.table.deadline;
   if (deadline && deadline.kind === 'turn' && deadline.seat === seat) {
     const at = deadlineAfterDisconnect(deadline.at, change.ctx.now, change.ctx.durations);
-    if (at !== deadline.at) change.setDeadline('turn', at, seat);
+    if (at !== deadline.at) change.setDeadline('turn', at, seat, true);
   }
 }
 

@@ -23,6 +23,11 @@ export interface Deadline {
   /** Names this deadline: a firing whose key is not the current one is out of date and ignored. */
   readonly key: string;
   readonly seat: number | null;
+  /**
+   * P17: this turn is a disconnected seat's short one: it started while the seat was disconnected,
+   * or the seat dropped during it. A reconnection gives no time back, so it stays until the turn ends.
+   */
+  readonly shortened?: true;
 }
 
 /** Everything the table-service knows about one table; stored whole as the snapshot at `version`. */

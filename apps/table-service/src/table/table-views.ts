@@ -20,7 +20,12 @@ function tableAround(table: TableState) {
     ),
     matchNumber: table.matchNumber,
     clock: table.deadline
-      ? { kind: table.deadline.kind, seat: table.deadline.seat, deadline: table.deadline.at }
+      ? {
+          kind: table.deadline.kind,
+          seat: table.deadline.seat,
+          deadline: table.deadline.at,
+          ...(table.deadline.shortened ? { shortened: true as const } : {}),
+        }
       : null,
   };
 }
