@@ -140,7 +140,8 @@ describe('spectators across gateways and table-service replicas', () => {
     await hostile.connect(wsOf(0));
     await expect(hostile.client.watch('ABCDEFGHJKMN')).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
     hostile.client.sendRaw({ type: 'watch', id: 'bad-1', table: '../x' });
-    hostile.client.sendRaw({ type: 'watch', id: 'bad-2', table: tableId, seat: 0 });
+    const withSeat: Record<string, unknown> = { type: 'watch', id: 'bad-2', table: tableId, seat: 0 };
+    hostile.client.sendRaw(withSeat);
     await new Promise((r) => setTimeout(r, 300));
     expect(
       hostile.frames

@@ -86,7 +86,7 @@ describe('the view of a table', () => {
   });
 
   it("a playing table: the seat's view of the match for the seat, the public view for a spectator (P10, P12)", () => {
-    const table = ['a', 'b', 'c'].reduce(join, open());
+    const table = ['a', 'b', 'c'].reduce((t, p) => join(t, p), open());
     expect(table.status).toBe('playing');
     expect(tableView(table, 2).game).toEqual(seatView(table.match!, 2));
     const spectator = spectatorView(table, 5);
