@@ -973,18 +973,19 @@ describe('the web page in Chromium', () => {
         );
 
         // Back after a drop with a shortened turn (P17): said plainly. With a whole turn left: not said.
-        const withDeadline = (ms: number) => {
+        const withDeadline = (ms: number, shortened: boolean) => {
           const v = tableView(choose.match, 0, names);
-          return { ...v, clock: { kind: 'turn' as const, seat: 0, deadline: Date.now() + ms } };
+          const clock = { kind: 'turn' as const, seat: 0, deadline: Date.now() + ms };
+          return { ...v, clock: shortened ? { ...clock, shortened: true as const } : clock };
         };
-        served.push(withDeadline(4_000));
+        served.push(withDeadline(4_000, true));
         await p.page.reload();
         await p.page.getByTestId('short-turn').waitFor({ timeout: 5_000 });
         expect(await p.page.getByTestId('short-turn').textContent()).toMatch(
           /You were disconnected: your turn is only 5 s/,
         );
         await check('05-short-turn');
-        served.push(withDeadline(40_000));
+        served.push(withDeadline(40_000, false));
         await p.page.reload();
         await p.page.getByTestId('game').waitFor();
         await sleep(500);
