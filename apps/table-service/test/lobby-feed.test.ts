@@ -4,6 +4,7 @@ import { lobbyEntry, lobbyUpdateOf } from '../src/table/lobby-feed';
 import { decide, openTable, type PolicyContext } from '../src/table/table-policy';
 import type { TableState } from '../src/table/table-state';
 import { accepted, policyEnvelopes } from './support/policy-intents';
+import { lobbyTable } from '../../../libs/protocol/test/support/lobby-table';
 
 const ctx: PolicyContext = { now: 1_000_000, rng: createSeededRng(3), durations: RULE_DURATIONS };
 const envelope = policyEnvelopes('ABCDEFGHJKMN', 'i');
@@ -44,19 +45,7 @@ describe('the lobby feed: what a stored change publishes (issue 12, decision 001
     expect(lobbyUpdateOf(null, opened)).toEqual({
       tableId: 'ABCDEFGHJKMN',
       version: opened.version,
-      table: {
-        tableId: 'ABCDEFGHJKMN',
-        variant: 'draw',
-        seatCount: 2,
-        target: 100,
-        oneRound: false,
-        status: 'waiting',
-        players: ['Ann', null],
-        host: 'Ann',
-        openedAt: 5_000,
-        version: opened.version,
-        public: true,
-      },
+      table: lobbyTable({ openedAt: 5_000, version: opened.version }),
     });
     const joined = step(opened, envelope('p1', { kind: 'join' }, 'c1'));
     expect(lobbyUpdateOf(opened, joined)?.table).toMatchObject({ status: 'playing', players: ['Ann', 'p1'] });

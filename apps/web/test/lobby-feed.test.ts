@@ -1,20 +1,9 @@
 import { LOBBY_MAX_TABLES, type LobbyTable } from '@dominoes/protocol';
 import { applyLobbyUpdate, sortLobby, type LobbyState } from '../src/lobby-feed';
+import { lobbyTable } from '../../../libs/protocol/test/support/lobby-table';
 
-const table = (id: string, over: Partial<LobbyTable> = {}): LobbyTable => ({
-  tableId: id.padEnd(12, 'A'),
-  variant: 'draw',
-  seatCount: 2,
-  target: 100,
-  oneRound: false,
-  status: 'waiting',
-  players: ['Ann', null],
-  host: 'Ann',
-  openedAt: 1_000,
-  version: 2,
-  public: true,
-  ...over,
-});
+const table = (id: string, over: Partial<LobbyTable> = {}): LobbyTable =>
+  lobbyTable({ tableId: id.padEnd(12, 'A'), openedAt: 1_000, ...over });
 const state = (tables: LobbyTable[], yours: LobbyTable[] = []): LobbyState => ({
   status: 'live',
   tables: sortLobby(tables),

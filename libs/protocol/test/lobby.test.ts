@@ -6,23 +6,8 @@ import {
   parseClientFrame,
   QuickPlayRequestSchema,
   ServerMessageSchema,
-  type LobbyTable,
 } from '@dominoes/protocol';
-
-const table = (over: Partial<LobbyTable> = {}): LobbyTable => ({
-  tableId: 'ABCDEFGHJKMN',
-  variant: 'draw',
-  seatCount: 2,
-  target: 100,
-  oneRound: false,
-  status: 'waiting',
-  players: ['Ann', null],
-  host: 'Ann',
-  openedAt: 1_700_000_000_000,
-  version: 2,
-  public: true,
-  ...over,
-});
+import { lobbyTable } from './support/lobby-table';
 
 describe('the lobby frames (issue 12, decision 0019)', () => {
   it('a lobby subscription is {type:"lobby", id, on}: anything else is INVALID_MESSAGE with the reason, never a crash', () => {
@@ -44,7 +29,7 @@ describe('the lobby frames (issue 12, decision 0019)', () => {
   it('the whole lobby is a server frame of at most LOBBY_MAX_TABLES tables: a bigger one is not a valid frame', () => {
     const frame = (n: number) => ({
       type: 'lobby',
-      tables: Array.from({ length: n }, () => table()),
+      tables: Array.from({ length: n }, () => lobbyTable()),
       counts: { waiting: n, playing: 0 },
       yours: [],
       serverTime: 1,
@@ -63,7 +48,7 @@ describe('the lobby frames (issue 12, decision 0019)', () => {
         type: 'lobbyUpdate',
         tableId: 'ABCDEFGHJKMN',
         version: 3,
-        table: table(),
+        table: lobbyTable(),
       }).success,
     ).toBe(true);
     expect(
@@ -71,17 +56,19 @@ describe('the lobby frames (issue 12, decision 0019)', () => {
         type: 'lobbyUpdate',
         tableId: 'ABCDEFGHJKMN',
         version: 3,
-        table: table({ status: 'finished' as never }),
+        table: lobbyTable({ status: 'finished' as never }),
       }).success,
     ).toBe(false);
   });
 
   it('decodeLobbyUpdate reads what the table-service publishes and drops anything else (null)', () => {
-    const update = { tableId: 'ABCDEFGHJKMN', version: 4, table: table() };
+    const update = { tableId: 'ABCDEFGHJKMN', version: 4, table: lobbyTable() };
     expect(decodeLobbyUpdate(JSON.stringify(update))).toEqual(update);
     expect(decodeLobbyUpdate('not json')).toBeNull();
     expect(decodeLobbyUpdate('{"tableId":"short","version":1,"table":null}')).toBeNull();
-    expect(decodeLobbyUpdate(JSON.stringify({ ...update, table: { ...table(), players: 'x' } }))).toBeNull();
+    expect(
+      decodeLobbyUpdate(JSON.stringify({ ...update, table: { ...lobbyTable(), players: 'x' } })),
+    ).toBeNull();
   });
 
   it('opening a table: public is true or false, private when left out (as before)', () => {
