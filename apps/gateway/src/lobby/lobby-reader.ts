@@ -1,4 +1,4 @@
-import { createPrisma, LobbyQueries, type LobbyRow, type PrismaClient } from '@dominoes/platform';
+import { LobbyQueries, type LobbyRow, type PrismaClient } from '@dominoes/platform';
 import {
   LOBBY_MAX_PLAYING,
   LOBBY_MAX_WAITING,
@@ -7,6 +7,8 @@ import {
   VariantSchema,
   type LobbyTable,
 } from '@dominoes/protocol';
+import { readOnlyPool } from '../tables/read-only-pool';
+import { playersBySeat } from '../tables/table-reader';
 
 /** A lobby row as the lobby frame's table; a row that is not open (it changed meanwhile) is left out. */
 export function lobbyTableOf(row: LobbyRow): LobbyTable | null {
@@ -14,9 +16,7 @@ export function lobbyTableOf(row: LobbyRow): LobbyTable | null {
   const variant = VariantSchema.safeParse(row.variant);
   if (!status.success || !variant.success) return null;
   if (status.data !== 'waiting' && status.data !== 'playing') return null;
-  const players: (string | null)[] = new Array<string | null>(row.seatCount).fill(null);
-  for (const seat of row.seats)
-    if (seat.seat >= 0 && seat.seat < players.length) players[seat.seat] = seat.name;
+  const players = playersBySeat(row.seatCount, row.seats);
   return {
     tableId: row.id,
     variant: variant.data,
@@ -48,12 +48,7 @@ export class LobbyReader {
   readonly queries: LobbyQueries;
 
   constructor(databaseUrl: string) {
-    this.prisma = createPrisma(databaseUrl, 4, {
-      readOnly: true,
-      statementTimeoutMs: 3_000,
-      connectionTimeoutMs: 3_000,
-      idleTimeoutMs: 30_000,
-    });
+    this.prisma = readOnlyPool(databaseUrl);
     this.queries = new LobbyQueries(this.prisma);
   }
 

@@ -1,5 +1,16 @@
-import { createPrisma, MatchHistoryQueries, TableQueries, type PrismaClient } from '@dominoes/platform';
+import { MatchHistoryQueries, TableQueries, type PrismaClient } from '@dominoes/platform';
 import { TableCodeSchema, TableStatusSchema, VariantSchema, type TableSummary } from '@dominoes/protocol';
+import { readOnlyPool } from './read-only-pool';
+
+/** Each seat's player's name, or null for a free seat (a stored seat out of range is passed over). */
+export function playersBySeat(
+  seatCount: number,
+  seats: readonly { readonly seat: number; readonly name: string }[],
+): (string | null)[] {
+  const players: (string | null)[] = new Array<string | null>(seatCount).fill(null);
+  for (const seat of seats) if (seat.seat >= 0 && seat.seat < players.length) players[seat.seat] = seat.name;
+  return players;
+}
 
 /**
  * The gateway keeps no game state: a table's public summary is read from Postgres, through
@@ -13,12 +24,7 @@ export class TableReader {
   readonly history: MatchHistoryQueries;
 
   constructor(databaseUrl: string) {
-    this.prisma = createPrisma(databaseUrl, 4, {
-      readOnly: true,
-      statementTimeoutMs: 3_000,
-      connectionTimeoutMs: 3_000,
-      idleTimeoutMs: 30_000,
-    });
+    this.prisma = readOnlyPool(databaseUrl);
     this.queries = new TableQueries(this.prisma);
     this.history = new MatchHistoryQueries(this.prisma);
   }
@@ -28,9 +34,7 @@ export class TableReader {
     if (!TableCodeSchema.safeParse(code).success) return null;
     const row = await this.queries.summary(code);
     if (!row) return null;
-    const players: (string | null)[] = new Array<string | null>(row.seatCount).fill(null);
-    for (const seat of row.seats)
-      if (seat.seat >= 0 && seat.seat < players.length) players[seat.seat] = seat.name;
+    const players = playersBySeat(row.seatCount, row.seats);
     const status = TableStatusSchema.safeParse(row.status);
     return {
       tableId: row.id,

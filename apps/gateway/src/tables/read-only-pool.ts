@@ -1,0 +1,15 @@
+import { createPrisma, type PrismaClient } from '@dominoes/platform';
+
+/**
+ * A small pool of the gateway's own on Postgres whose sessions are read-only (the table-service is
+ * the only writer), each statement and connection given up after 3 s: what the gateway's readers
+ * (TableReader, LobbyReader) read through.
+ */
+export function readOnlyPool(databaseUrl: string): PrismaClient {
+  return createPrisma(databaseUrl, 4, {
+    readOnly: true,
+    statementTimeoutMs: 3_000,
+    connectionTimeoutMs: 3_000,
+    idleTimeoutMs: 30_000,
+  });
+}
