@@ -3,7 +3,6 @@
  * system started as processes. Players act only through the page: clicks, taps, the keyboard and
  * drags. Screenshots go to test-artifacts/screenshots/<scenario>-<step>-<viewport>.png.
  */
-import type { Browser } from 'playwright-core';
 import { TestSystem } from '../../../e2e/src/system';
 import { galleryPage, largestRound, roundStates, tableView, wholeMatch } from './gallery';
 import { seatView, type MatchState, type SeatView } from '@dominoes/rules';
@@ -12,41 +11,23 @@ import {
   BrowserPlayer,
   DESKTOP,
   PHONE,
-  ensureWebBuilt,
   key,
-  launchChromium,
   layoutProblems,
   sleep,
   until,
   type Method,
   type Viewport,
 } from './browser-players';
+import { expectShotsLaidOut, suiteChromium } from './support/browser-suite';
 
 const TURN_MS = 8_000;
 const BREAK_MS = 12_000;
 
-let browser: Browser;
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const suite = suiteChromium();
 
 /** Screenshots every player (both viewports) and checks that nothing overflows or overlaps. */
-async function snapshot(players: BrowserPlayer[], scenario: string, step: string): Promise<void> {
-  for (const p of players) {
-    await p.shot(scenario, step);
-    expect({ player: p.name, step, problems: await layoutProblems(p.page) }).toEqual({
-      player: p.name,
-      step,
-      problems: [],
-    });
-  }
-}
+const snapshot = (players: BrowserPlayer[], scenario: string, step: string) =>
+  expectShotsLaidOut(scenario, step, players);
 
 class Table {
   readonly checks = {
@@ -260,7 +241,9 @@ class Table {
 }
 
 async function openPlayers(specs: { name: string; viewport: Viewport; method: Method; locale?: string }[]) {
-  return Promise.all(specs.map((s) => BrowserPlayer.open(browser, s.name, s.viewport, s.method, s.locale)));
+  return Promise.all(
+    specs.map((s) => BrowserPlayer.open(suite.browser, s.name, s.viewport, s.method, s.locale)),
+  );
 }
 
 /** The end of a round on every page: all hands revealed (P12) and the score worked out. */
@@ -657,7 +640,7 @@ describe('the web page in Chromium', () => {
 
     for (const { name, names, stages } of cases) {
       for (const viewport of [PHONE, DESKTOP]) {
-        const p = await BrowserPlayer.open(browser, 'Ana', viewport, 'click');
+        const p = await BrowserPlayer.open(suite.browser, 'Ana', viewport, 'click');
         try {
           const served = await galleryPage(p.page, tableView(stages[0]!, 0, names));
           await p.page.getByTestId('game').waitFor();
@@ -736,7 +719,7 @@ describe('the web page in Chromium', () => {
     const over = wholeMatch('partnership', 4, 50, 7);
 
     for (const viewport of [PHONE, DESKTOP]) {
-      const p = await BrowserPlayer.open(browser, 'Ana', viewport, 'click');
+      const p = await BrowserPlayer.open(suite.browser, 'Ana', viewport, 'click');
       const phone = viewport === PHONE;
       const boxOf = async (selector: string) => (await p.page.locator(selector).first().boundingBox())!;
       const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>

@@ -5,32 +5,12 @@
  * payload stays text, and a mute is the reader's own and survives a reload. Screenshots:
  * test-artifacts/screenshots/chat-<step>-<viewport>.png.
  */
-import type { Browser } from 'playwright-core';
 import { InProcessSystem } from '../../../e2e/src/in-process';
 import { watchPath } from '../src/watch';
-import {
-  BrowserPlayer,
-  DESKTOP,
-  PHONE,
-  ensureWebBuilt,
-  launchChromium,
-  layoutProblems,
-  until,
-} from './browser-players';
+import { BrowserPlayer, DESKTOP, PHONE, layoutProblems, until } from './browser-players';
+import { browserSuite } from './support/browser-suite';
 
-let browser: Browser;
-let system: InProcessSystem;
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  browser = await launchChromium();
-  system = await InProcessSystem.start('web_chat', { gateways: 2 });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await system?.stop();
-});
+const suite = browserSuite(() => InProcessSystem.start('web_chat', { gateways: 2 }));
 
 const S = 'chat';
 
@@ -77,7 +57,7 @@ async function twoAtATable(
   chat: boolean,
   beforeOpen?: () => Promise<void>,
 ): Promise<string> {
-  await host.page.goto(system.httpUrl(from));
+  await host.page.goto(suite.system.httpUrl(from));
   await host.enterName();
   await host.page.getByTestId('open-form').waitFor();
   const option = host.page.getByTestId('chat-option');
@@ -91,7 +71,7 @@ async function twoAtATable(
     'the code',
     async () => (await host.page.getByTestId('table-code').textContent()) || null,
   );
-  await guest.page.goto(`${system.httpUrl(to)}/t/${code}`);
+  await guest.page.goto(`${suite.system.httpUrl(to)}/t/${code}`);
   await guest.enterName();
   for (const p of [host, guest]) await p.page.getByTestId('game').waitFor({ timeout: 20_000 });
   return code;
@@ -101,8 +81,8 @@ const texts = (p: BrowserPlayer) => p.page.getByTestId('chat-text').allTextConte
 
 describe('the table chat in the browser', () => {
   it('a phrase arrives translated in another language, a reaction by the sender’s seat, HTML stays text, a mute is remembered', async () => {
-    const hana = await BrowserPlayer.open(browser, 'Hana', DESKTOP, 'click', 'en-US');
-    const eleni = await BrowserPlayer.open(browser, 'Eleni', PHONE, 'tap', 'el-GR');
+    const hana = await BrowserPlayer.open(suite.browser, 'Hana', DESKTOP, 'click', 'en-US');
+    const eleni = await BrowserPlayer.open(suite.browser, 'Eleni', PHONE, 'tap', 'el-GR');
     try {
       // Hana opens a two-seat draw game on gateway 0, text chat left on.
       // Hana opens a two-seat draw game on gateway 0, text chat left on; Eleni (Greek, a phone) comes by
@@ -182,13 +162,13 @@ describe('the table chat in the browser', () => {
   });
 
   it('the host turns text chat off: no input on either page, the note says so; phrases still cross from Arabic to Bulgarian and back, and a spectator reads them in English without writing', async () => {
-    const amal = await BrowserPlayer.open(browser, 'Amal', DESKTOP, 'click', 'ar-EG');
-    const boyan = await BrowserPlayer.open(browser, 'Boyan', PHONE, 'tap', 'bg-BG');
-    const sam = await BrowserPlayer.open(browser, 'Sam', DESKTOP, 'click', 'en-GB');
+    const amal = await BrowserPlayer.open(suite.browser, 'Amal', DESKTOP, 'click', 'ar-EG');
+    const boyan = await BrowserPlayer.open(suite.browser, 'Boyan', PHONE, 'tap', 'bg-BG');
+    const sam = await BrowserPlayer.open(suite.browser, 'Sam', DESKTOP, 'click', 'en-GB');
     try {
       const code = await twoAtATable(amal, boyan, 1, 0, false, () => shot([amal], '04-open-chat-off'));
       // Sam (English) watches on gateway 0 (decision 0018): the chat is read, not written.
-      await sam.page.goto(`${system.httpUrl(0)}${watchPath(code)}`);
+      await sam.page.goto(`${suite.system.httpUrl(0)}${watchPath(code)}`);
       await sam.enterName();
       await sam.page.getByTestId('game').waitFor({ timeout: 20_000 });
       await sam.page.getByTestId('chat-spectator').waitFor();

@@ -6,46 +6,16 @@
  * is made; "your tables" leads back; a private table is never listed. Screenshots:
  * test-artifacts/screenshots/lobby-<step>-<viewport>.png at 1440x900 and 390x844.
  */
-import type { Browser } from 'playwright-core';
 import { TestSystem } from '../../../e2e/src/system';
-import {
-  BrowserPlayer,
-  DESKTOP,
-  PHONE,
-  ensureWebBuilt,
-  launchChromium,
-  layoutProblems,
-  until,
-  type Viewport,
-} from './browser-players';
+import { BrowserPlayer, DESKTOP, PHONE, until, type Viewport } from './browser-players';
+import { browserSuite, expectShotsLaidOut } from './support/browser-suite';
 
-let browser: Browser;
-let system: TestSystem;
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  browser = await launchChromium();
-  system = await TestSystem.start('web_lobby', { replicas: { gateway: 2 }, turnMs: 60_000 });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await system?.stop();
-});
+const suite = browserSuite(() => TestSystem.start('web_lobby', { replicas: { gateway: 2 }, turnMs: 60_000 }));
 
 const S = 'lobby';
 
 /** A screenshot of each page, whose layout must have no problem (nothing off the screen or overlapping). */
-async function shot(step: string, ...players: BrowserPlayer[]): Promise<void> {
-  for (const p of players) {
-    await p.shot(S, step);
-    expect({ player: p.name, step, problems: await layoutProblems(p.page) }).toEqual({
-      player: p.name,
-      step,
-      problems: [],
-    });
-  }
-}
+const shot = (step: string, ...players: BrowserPlayer[]) => expectShotsLaidOut(S, step, players);
 
 /** A browser on gateway `gateway`'s page, with a name. */
 async function arrive(
@@ -54,8 +24,14 @@ async function arrive(
   gateway: number,
   locale = 'en-US',
 ): Promise<BrowserPlayer> {
-  const p = await BrowserPlayer.open(browser, name, viewport, viewport === PHONE ? 'tap' : 'click', locale);
-  await p.page.goto(system.gatewayUrl(gateway));
+  const p = await BrowserPlayer.open(
+    suite.browser,
+    name,
+    viewport,
+    viewport === PHONE ? 'tap' : 'click',
+    locale,
+  );
+  await p.page.goto(suite.system.gatewayUrl(gateway));
   await p.enterName();
   await p.page.locator('[data-testid="lobby-status"][data-state="live"]').waitFor();
   return p;
@@ -92,7 +68,7 @@ describe('finding a game in Chromium (issue 12)', () => {
     await expect(ana.page.getByTestId('visibility-private').isChecked()).resolves.toBe(true);
     await ana.page.getByTestId('open-table').click();
     const privateId = await until('the private table opened', async () => codeOf(ana));
-    await ana.page.goto(system.gatewayUrl(0));
+    await ana.page.goto(suite.system.gatewayUrl(0));
     await ana.page.getByTestId('find-game').waitFor();
     // It is Ana's own: under "your tables", marked private.
     await ana.page.locator(`[data-testid="your-tables"] [data-table="${privateId}"]`).waitFor();
@@ -155,7 +131,7 @@ describe('finding a game in Chromium (issue 12)', () => {
     await eve.shot(S, 'watching');
 
     // Back to your table: Ana goes to the lobby, finds her table there, and returns to her seat.
-    await ana.page.goto(system.gatewayUrl(0));
+    await ana.page.goto(suite.system.gatewayUrl(0));
     const mine = ana.page.locator(`[data-testid="your-tables"] [data-table="${publicId}"]`);
     await mine.waitFor();
     await ana.page.locator(`[data-testid="tables-in-play"] [data-table="${quickId}"]`).waitFor();
@@ -166,7 +142,7 @@ describe('finding a game in Chromium (issue 12)', () => {
       async () => codeOf(ana) === publicId && ana.view?.status === 'playing',
     );
     await ana.page.getByTestId('hand-tile').first().waitFor();
-    await bo.page.goto(system.gatewayUrl(1));
+    await bo.page.goto(suite.system.gatewayUrl(1));
     await bo.page.locator(`[data-testid="your-tables"] [data-table="${publicId}"]`).waitFor();
     await shot('your-tables', bo);
     expect(await bo.page.locator(`[data-table="${privateId}"]`).count()).toBe(0);

@@ -4,33 +4,18 @@
  * then "Your matches" lists it and the replay page steps through every move of every round, forward
  * and back, with every hand shown, to the match row's final scores. Screenshots at 1440x900 and 390x844.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { autoplay } from '../../../e2e/src/autoplay';
 import { seatPlayers } from '../../../e2e/src/players';
 import { readLog, storedMatchScores } from '../../../e2e/src/stored-log';
 import { TestSystem } from '../../../e2e/src/system';
-import {
-  BrowserPlayer,
-  DESKTOP,
-  PHONE,
-  ensureWebBuilt,
-  launchChromium,
-  layoutProblems,
-} from './browser-players';
+import { BrowserPlayer, DESKTOP, PHONE, layoutProblems } from './browser-players';
+import { browserSuite } from './support/browser-suite';
 
-let browser: Browser;
-let system: TestSystem;
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  browser = await launchChromium();
-  system = await TestSystem.start('web-history', { turnMs: 700, disconnectedTurnMs: 700, breakMs: 1_000 });
-}, 240_000);
-
-afterAll(async () => {
-  await system?.stop();
-  await browser?.close();
-});
+const suite = browserSuite(
+  () => TestSystem.start('web-history', { turnMs: 700, disconnectedTurnMs: 700, breakMs: 1_000 }),
+  240_000,
+);
 
 const stepOf = async (page: Page) => {
   const el = page.getByTestId('replay-step');
@@ -55,30 +40,30 @@ const problems = async (page: Page) =>
 
 describe('looking back in Chromium', () => {
   it('a match played through the real services: “Your matches” lists it; the replay steps through every move forward and back, every hand shown, ⏱ marked, to the match row’s scores; a match in play is refused', async () => {
-    const { players, tableId } = await seatPlayers(system, ['Ana', 'Boris', 'Cem', 'Dara'], {
+    const { players, tableId } = await seatPlayers(suite.system, ['Ana', 'Boris', 'Cem', 'Dara'], {
       variant: 'partnership',
       target: 50,
     });
     await players[0]!.client.waitForView((v) => v.status === 'playing');
     // Dara never moves: the table plays her turns at the deadline (P16), marked ⏱ in the replay.
     await autoplay(players.slice(0, 3), 21, (v) => v.game?.phase === 'over', { timeoutMs: 240_000 });
-    const [row] = await storedMatchScores(system.stores.databaseUrl, tableId);
-    const log = await readLog(system.stores.databaseUrl, tableId);
+    const [row] = await storedMatchScores(suite.system.stores.databaseUrl, tableId);
+    const log = await readLog(suite.system.stores.databaseUrl, tableId);
     const rounds = log.filter((r) => r.kind === 'round-dealt').length;
     const moves = log.filter((r) => r.kind === 'action').length;
     const deadlineMoves = log.filter((r) => r.kind === 'action' && r.payload['by'] === 'deadline').length;
     expect(deadlineMoves).toBeGreaterThan(0);
     const ana = players[0]!;
     const identity = JSON.stringify({ token: ana.token, playerId: ana.playerId, name: ana.name });
-    const desktop = await BrowserPlayer.open(browser, 'Ana', DESKTOP, 'click');
-    const phone = await BrowserPlayer.open(browser, 'Ana', PHONE, 'tap');
+    const desktop = await BrowserPlayer.open(suite.browser, 'Ana', DESKTOP, 'click');
+    const phone = await BrowserPlayer.open(suite.browser, 'Ana', PHONE, 'tap');
     try {
       for (const p of [desktop, phone])
         await p.context.addInitScript((value) => localStorage.setItem('dominoes.identity', value), identity);
 
       // "Your matches": the match, Ana's partner and opponents, the result.
       for (const p of [desktop, phone]) {
-        await p.page.goto(`${system.httpUrl}/`);
+        await p.page.goto(`${suite.system.httpUrl}/`);
         await p.page.getByTestId('your-matches').click();
         await p.page.getByTestId('match-list').waitFor();
         const rows = p.page.getByTestId('match-row');
@@ -152,7 +137,7 @@ describe('looking back in Chromium', () => {
       expect(await seatTiles(page, 4)).toEqual([7, 7, 7, 7]);
 
       // The phone: the same replay by its shareable URL, tapped forward; then in Arabic.
-      await phone.page.goto(`${system.httpUrl}/replay/${tableId}-1`);
+      await phone.page.goto(`${suite.system.httpUrl}/replay/${tableId}-1`);
       await phone.page
         .getByTestId('replay')
         .waitFor()
@@ -174,13 +159,13 @@ describe('looking back in Chromium', () => {
       await phone.shot('looking-back', '04-replay-end-ar');
 
       // A match in play (another table, just started): refused, nothing of it shown (its hands are live).
-      const other = await seatPlayers(system, ['Eli', 'Fox', 'Gil', 'Hed'], { variant: 'partnership' });
+      const other = await seatPlayers(suite.system, ['Eli', 'Fox', 'Gil', 'Hed'], { variant: 'partnership' });
       await other.players[0]!.client.waitForView((v) => v.status === 'playing');
-      await page.goto(`${system.httpUrl}/replay/${other.tableId}-1`);
+      await page.goto(`${suite.system.httpUrl}/replay/${other.tableId}-1`);
       await page.getByTestId('replay-problem').waitFor();
       expect(await page.getByTestId('replay-problem').textContent()).toMatch(/still being played/);
       expect(await page.locator('[data-testid^="replay-seat-"]').count()).toBe(0);
-      await page.goto(`${system.httpUrl}/replay/not-a-match`);
+      await page.goto(`${suite.system.httpUrl}/replay/not-a-match`);
       expect(await page.getByTestId('replay-problem').textContent()).toBe('This is not a match id.');
       await desktop.shot('looking-back', '05-replay-refused');
       for (const p of other.players) p.close();

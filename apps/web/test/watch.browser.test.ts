@@ -4,7 +4,6 @@
  * pages receive is checked for hidden tiles (P10, P12) against the stored deal; the page shows no
  * hand and no control; the players see how many watch. Screenshots at 1440x900 and 390x844.
  */
-import type { Browser } from 'playwright-core';
 import type { ServerMessage, SpectatorView } from '@dominoes/protocol';
 import { autoplay } from '../../../e2e/src/autoplay';
 import { leakedTilesToSpectator } from '../../../e2e/src/hidden-tiles';
@@ -12,29 +11,12 @@ import { seatPlayers } from '../../../e2e/src/players';
 import { readLog } from '../../../e2e/src/stored-log';
 import { TestSystem } from '../../../e2e/src/system';
 import { watchPath } from '../src/watch';
-import {
-  BrowserPlayer,
-  DESKTOP,
-  PHONE,
-  ensureWebBuilt,
-  launchChromium,
-  layoutProblems,
-  until,
-} from './browser-players';
+import { BrowserPlayer, DESKTOP, PHONE, until } from './browser-players';
+import { browserSuite, expectShotsLaidOut } from './support/browser-suite';
 
-let browser: Browser;
-let system: TestSystem;
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  browser = await launchChromium();
-  system = await TestSystem.start('web-watch', { turnMs: 4_000, disconnectedTurnMs: 2_000, breakMs: 60_000 });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await system?.stop();
-});
+const suite = browserSuite(() =>
+  TestSystem.start('web-watch', { turnMs: 4_000, disconnectedTurnMs: 2_000, breakMs: 60_000 }),
+);
 
 /** Every frame a page's sockets receive, parsed. */
 function recordFrames(spectator: BrowserPlayer): ServerMessage[] {
@@ -53,18 +35,18 @@ function recordFrames(spectator: BrowserPlayer): ServerMessage[] {
 
 describe('watching a table in Chromium', () => {
   it('a desktop and a phone spectator watch a round to its reveal: no hidden tile in any frame, no hand, no control; the players see 2 watching', async () => {
-    const { players, tableId } = await seatPlayers(system, ['Ana', 'Bo', 'Cy', 'Di'], {
+    const { players, tableId } = await seatPlayers(suite.system, ['Ana', 'Bo', 'Cy', 'Di'], {
       variant: 'partnership',
       target: 150,
     });
     await players[0]!.client.waitForView((v) => v.status === 'playing');
     const spectators = await Promise.all([
-      BrowserPlayer.open(browser, 'Eve', DESKTOP, 'click'),
-      BrowserPlayer.open(browser, 'Fay', PHONE, 'tap'),
+      BrowserPlayer.open(suite.browser, 'Eve', DESKTOP, 'click'),
+      BrowserPlayer.open(suite.browser, 'Fay', PHONE, 'tap'),
     ]);
     const frames = spectators.map(recordFrames);
     for (const s of spectators) {
-      await s.page.goto(`${system.httpUrl}${watchPath(tableId)}`);
+      await s.page.goto(`${suite.system.httpUrl}${watchPath(tableId)}`);
       await s.enterName();
       await until(`${s.name} sees the table`, () => s.page.getByTestId('game').isVisible());
     }
@@ -86,11 +68,7 @@ describe('watching a table in Chromium', () => {
       expect(await s.page.getByTestId('autopass').count()).toBe(0);
       expect(await s.page.getByTestId('watching-note').isVisible()).toBe(true);
       expect(await s.page.getByTestId('watchers').textContent()).toContain('2 watching');
-      await s.shot('watch', 'mid-round');
-      expect({ player: s.name, problems: await layoutProblems(s.page) }).toEqual({
-        player: s.name,
-        problems: [],
-      });
+      await expectShotsLaidOut('watch', 'mid-round', [s]);
     }
     const revealed = await round;
     for (const s of spectators) {
@@ -115,7 +93,7 @@ describe('watching a table in Chromium', () => {
     }
 
     // Every frame either page received: spectator views only, none holding a hidden tile.
-    const log = await readLog(system.stores.databaseUrl, tableId);
+    const log = await readLog(suite.system.stores.databaseUrl, tableId);
     for (const [i, received] of frames.entries()) {
       const views = received.flatMap((f) => (f.type === 'watchView' ? [f.view as SpectatorView] : []));
       expect(views.length).toBeGreaterThan(10);
