@@ -1,6 +1,7 @@
 import { onCluster, publishOn, type RedisClient } from '@dominoes/platform';
 import type { LobbyTable, LobbyUpdate, RedisNames } from '@dominoes/protocol';
 import type { TableState } from './table-state';
+import { tableSettings } from './table-views';
 
 /*
  * The lobby's live feed (issue 12, decision 0019): after a change of a public table is stored, one
@@ -25,11 +26,7 @@ function listed(table: TableState): boolean {
 export function lobbyEntry(table: TableState): LobbyTable | null {
   if (!listed(table) || (table.status !== 'waiting' && table.status !== 'playing')) return null;
   return {
-    tableId: table.id,
-    variant: table.variant,
-    seatCount: table.seatCount,
-    target: table.target,
-    oneRound: table.oneRound,
+    ...tableSettings(table),
     status: table.status,
     players: table.seats.map((s) => s?.name ?? null),
     host: table.seats.find((s) => s !== null && s.playerId === table.hostPlayerId)?.name ?? null,

@@ -2,16 +2,23 @@ import { publicView, seatView, rulesOf } from '@dominoes/rules';
 import type { SpectatorView, TableView } from '@dominoes/protocol';
 import { isConnected, type TableState } from './table-state';
 
-/** What everyone at or around the table sees of it: no seat's own part, no game. */
-function tableAround(table: TableState) {
-  const rules = rulesOf(table.variant);
-  const hostSeat = table.seats.findIndex((s) => s !== null && s.playerId === table.hostPlayerId);
+/** The table's code and the host's choices (variant, seats, target, one round): what every view and the lobby show. */
+export function tableSettings(table: TableState) {
   return {
     tableId: table.id,
     variant: table.variant,
     seatCount: table.seatCount,
     target: table.target,
     oneRound: table.oneRound,
+  };
+}
+
+/** What everyone at or around the table sees of it: no seat's own part, no game. */
+function tableAround(table: TableState) {
+  const rules = rulesOf(table.variant);
+  const hostSeat = table.seats.findIndex((s) => s !== null && s.playerId === table.hostPlayerId);
+  return {
+    ...tableSettings(table),
     status: table.status,
     ...(table.status === 'closed' ? { closedReason: table.closedReason ?? 'expired' } : {}),
     hostSeat: hostSeat >= 0 ? hostSeat : null,
