@@ -12,12 +12,12 @@ export function VisibilityOption({
   const l = useLobbyTexts();
   const id = useId();
   return (
-    <fieldset className="visibility" data-testid="visibility">
+    <fieldset className="variants visibility" data-testid="visibility">
       <legend>{l.visibility}</legend>
       {[false, true].map((isPublic) => (
         <label
           key={String(isPublic)}
-          className={isPublic === value ? 'visibility-choice selected' : 'visibility-choice'}
+          className={isPublic === value ? 'variant visibility-choice selected' : 'variant visibility-choice'}
         >
           <input
             type="radio"
