@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, createRedis, type Redis } from '@dominoes/platform';
+import { createRedis, type Redis } from '@dominoes/platform';
 import { redisNames, type RedisNames } from '@dominoes/protocol';
-import { ShardLeases } from '../src/shards/shard-leases';
+import type { ShardLeases } from '../src/shards/shard-leases';
+import { recordingLeases } from './support/recording-leases';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TTL_MS = 400;
@@ -21,15 +22,10 @@ describe('shard leases: stopping, overlapping ticks, the TTL boundary and a fail
   const made: ShardLeases[] = [];
 
   const replica = (id: string, shards: number) => {
-    const leases = new ShardLeases(
-      redis,
-      names,
-      shards,
-      id,
-      { acquired: (s) => events.push(`${id}+${s}`), lost: (s) => events.push(`${id}-${s}`) },
-      createLogger('leases-lifecycle-test', 'silent'),
-      { ttlMs: TTL_MS, tickMs: TICK_MS },
-    );
+    const leases = recordingLeases(redis, names, shards, id, (e) => events.push(e), {
+      ttlMs: TTL_MS,
+      tickMs: TICK_MS,
+    });
     made.push(leases);
     return leases;
   };

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, createRedis, type Redis } from '@dominoes/platform';
+import { createRedis, type Redis } from '@dominoes/platform';
 import { redisNames, type RedisNames } from '@dominoes/protocol';
-import { ShardLeases } from '../src/shards/shard-leases';
+import type { ShardLeases } from '../src/shards/shard-leases';
+import { recordingLeases } from './support/recording-leases';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TTL_MS = 400;
@@ -24,15 +25,10 @@ describe('shard leases on real Redis, with a competing holder', () => {
     const redis = createRedis(REDIS_URL, `leases-${id}`);
     await redis.ping(); // ready: a lease is taken only on a ready connection
     clients.push(redis);
-    const leases = new ShardLeases(
-      redis,
-      names,
-      shards,
-      id,
-      { acquired: (s) => events.push(`${id}+${s}`), lost: (s) => events.push(`${id}-${s}`) },
-      createLogger('leases-redis-test', 'silent'),
-      { ttlMs: TTL_MS, tickMs: 100 },
-    );
+    const leases = recordingLeases(redis, names, shards, id, (e) => events.push(e), {
+      ttlMs: TTL_MS,
+      tickMs: 100,
+    });
     replicas.push(leases);
     return leases;
   };
