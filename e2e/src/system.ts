@@ -125,6 +125,33 @@ export class TestSystem {
     return `http://127.0.0.1:${this.metricsPorts.get(name) ?? this.portOf(name)}/metrics`;
   }
 
+  /** How many shards a table-service instance owns now (its `dominoes_owned_shards` gauge). */
+  async ownedShards(instance: string): Promise<number> {
+    const text = await fetch(this.metricsUrl(instance)).then((r) => r.text());
+    return Number(/^dominoes_owned_shards (\d+)/m.exec(text)?.[1] ?? 0);
+  }
+
+  /**
+   * Waits until every shard has an owner among `instances` and each of them owns some (after a
+   * restart, the rebalancing has given the new replica its share), the same on two polls in a row.
+   */
+  async waitForShardOwners(instances: readonly string[], timeoutMs = 30_000): Promise<void> {
+    const shards = this.options.shards ?? 4;
+    const until = Date.now() + timeoutMs;
+    let settledPolls = 0;
+    let owned: number[] = [];
+    while (Date.now() < until) {
+      owned = await Promise.all(instances.map((i) => this.ownedShards(i).catch(() => 0)));
+      const settled = owned.every((n) => n > 0) && owned.reduce((a, b) => a + b, 0) === shards;
+      settledPolls = settled ? settledPolls + 1 : 0;
+      if (settledPolls >= 2) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(
+      `shards not settled after ${timeoutMs} ms: ${instances.join(', ')} own ${owned.join(', ')} of ${shards}`,
+    );
+  }
+
   get wsUrl(): string {
     return `ws://127.0.0.1:${this.ports.get('gateway')}/ws`;
   }

@@ -124,7 +124,7 @@ describe('spectators across gateways and table-service replicas', () => {
     for (const p of players) p.close();
     spectator.close();
     // The restarted replica takes its share of the shards back (rebalancing) before the next test.
-    await new Promise((r) => setTimeout(r, 6000));
+    await system.waitForShardOwners(['table-service', 'table-service#1']);
   });
 
   it('hostile watchers: a table that does not exist, a malformed code, many tables from one socket (it watches one at a time), a seated socket that watches leaves its seat to watch', async () => {
