@@ -85,7 +85,7 @@ async function main() {
   const devLimits =
     process.env.TOKEN_SECRET === undefined || process.env.TOKEN_SECRET === ''
       ? Object.fromEntries(
-          ['RATE_LIMIT_IDENTITIES', 'RATE_LIMIT_TABLES', 'RATE_LIMIT_LOOKUP_MISSES']
+          ['RATE_LIMIT_IDENTITIES', 'RATE_LIMIT_TABLES', 'RATE_LIMIT_LOOKUP_MISSES', 'RATE_LIMIT_QUICK_PLAYS']
             .filter((name) => process.env[name] === undefined)
             .map((name) => [name, '0']),
         )

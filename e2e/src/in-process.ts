@@ -56,6 +56,7 @@ export class InProcessSystem {
             RATE_LIMIT_IDENTITIES: '0',
             RATE_LIMIT_TABLES: '0',
             RATE_LIMIT_LOOKUP_MISSES: '0',
+            RATE_LIMIT_QUICK_PLAYS: '0',
             ...(options.gatewayEnv ?? {}),
           }),
           { logger: createLogger('gateway-test', logLevel), defaultMetrics: false },

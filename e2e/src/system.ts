@@ -175,6 +175,7 @@ export class TestSystem {
       RATE_LIMIT_IDENTITIES: '0',
       RATE_LIMIT_TABLES: '0',
       RATE_LIMIT_LOOKUP_MISSES: '0',
+      RATE_LIMIT_QUICK_PLAYS: '0',
       ...(this.redisCluster
         ? {
             REDIS_CLUSTER_NODES: this.redisCluster.nodes,

@@ -102,6 +102,7 @@ const GATEWAY_ENV = {
   RATE_LIMIT_IDENTITIES: envInt(10, 0, 1_000_000),
   RATE_LIMIT_TABLES: envInt(20, 0, 1_000_000),
   RATE_LIMIT_LOOKUP_MISSES: envInt(30, 0, 1_000_000),
+  RATE_LIMIT_QUICK_PLAYS: envInt(30, 0, 1_000_000),
   CHAT_RATE_MESSAGES: envInt(DEFAULT_CHAT_RATE.messages, 1, 10_000),
   CHAT_RATE_WINDOW_MS: envInt(DEFAULT_CHAT_RATE.windowMs, 100, 3_600_000),
 };
@@ -209,6 +210,7 @@ export const readGatewayConfig: (env?: NodeJS.ProcessEnv) => GatewayConfig = ser
         identity: { max: env.RATE_LIMIT_IDENTITIES, windowMs },
         table: { max: env.RATE_LIMIT_TABLES, windowMs },
         'lookup-miss': { max: env.RATE_LIMIT_LOOKUP_MISSES, windowMs },
+        'quick-play': { max: env.RATE_LIMIT_QUICK_PLAYS, windowMs },
       },
       chatRate: { messages: env.CHAT_RATE_MESSAGES, windowMs: env.CHAT_RATE_WINDOW_MS },
     };

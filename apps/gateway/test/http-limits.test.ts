@@ -82,12 +82,13 @@ afterAll(async () => {
 });
 
 describe('defaults', () => {
-  it('per address and minute: 10 identities, 20 tables, 30 failed lookups', () => {
+  it('per address and minute: 10 identities, 20 tables, 30 failed lookups, 30 quick plays', () => {
     const config = readGatewayConfig({ TOKEN_SECRET: 'x'.repeat(40) });
     expect(config.httpLimits).toEqual({
       identity: { max: 10, windowMs: 60_000 },
       table: { max: 20, windowMs: 60_000 },
       'lookup-miss': { max: 30, windowMs: 60_000 },
+      'quick-play': { max: 30, windowMs: 60_000 },
     });
   });
 
@@ -175,6 +176,25 @@ describe('POST /api/tables', () => {
     expect(answers[2]).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringMatching(/new tables/) });
     expect(Number(answers[2]!.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(fake.received.filter((e) => e.intent.kind === 'create')).toHaveLength(2);
+  });
+});
+
+describe('POST /api/quick-play', () => {
+  it('past RATE_LIMIT_QUICK_PLAYS from one address: 429 RATE_LIMITED before any search or table (a flood cannot hold the configuration\u2019s lock); refused bodies and tokens do not count', async () => {
+    const gateway = await gatewayWith({ RATE_LIMIT_QUICK_PLAYS: '2', RATE_LIMIT_TABLES: '0' });
+    await fake?.stop(); // the table suite's stand-in: one at a time
+    fake = new FakeTableService(`${stores.redisPrefix}_${gateways.length - 1}`, stores.redisUrl);
+    await fake.start();
+    const { token } = IdentityResponseSchema.parse((await newIdentity(gateway)).json);
+    const auth = { authorization: `Bearer ${token}` };
+    expect((await call(gateway, 'POST', '/api/quick-play', { variant: 'chess' }, auth)).status).toBe(400);
+    expect((await call(gateway, 'POST', '/api/quick-play', { variant: 'draw' })).status).toBe(401);
+    const answers = [];
+    for (let i = 0; i < 4; i++)
+      answers.push(await call(gateway, 'POST', '/api/quick-play', { variant: 'draw', seats: 2 }, auth));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429, 429]);
+    expect(answers[2]).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringMatching(/quick play/) });
+    expect(fake.received.filter((e) => e.intent.kind === 'create').length).toBeLessThanOrEqual(2);
   });
 });
 

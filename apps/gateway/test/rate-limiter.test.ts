@@ -9,6 +9,7 @@ const limits = (over: Partial<Record<LimitedAction, WindowLimit>> = {}) => ({
   identity: { max: 3, windowMs: 60_000 },
   table: { max: 0, windowMs: 60_000 },
   'lookup-miss': { max: 2, windowMs: 60_000 },
+  'quick-play': { max: 0, windowMs: 60_000 },
   ...over,
 });
 

@@ -3,7 +3,7 @@ import type { Logger, RedisClient } from '@dominoes/platform';
 import { redisNames } from '@dominoes/protocol';
 
 /** What the HTTP API limits per client address (docs/decisions/0008-http-rate-limits.md). */
-export type LimitedAction = 'identity' | 'table' | 'lookup-miss';
+export type LimitedAction = 'identity' | 'table' | 'lookup-miss' | 'quick-play';
 
 export interface WindowLimit {
   /** How many in one window; 0 means no limit. */

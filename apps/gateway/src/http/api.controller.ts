@@ -127,7 +127,8 @@ export class ApiController {
 
   /**
    * Quick play (issue 12): a seat at the oldest waiting public table of the configuration, or a new
-   * public table, opened as POST /api/tables opens one (its rate limit and host limit apply).
+   * public table, opened as POST /api/tables opens one (its rate limit and host limit apply); the
+   * requests themselves are limited per address too (RATE_LIMIT_QUICK_PLAYS).
    */
   @Post('quick-play')
   @HttpCode(200)
@@ -139,6 +140,8 @@ export class ApiController {
     const player = this.authenticate(authorization);
     const parsed = QuickPlayRequestSchema.safeParse(body ?? {});
     if (!parsed.success) throw createTableError(parsed.error.issues, body);
+    // Each search holds its configuration's lock: a flood from one address must not keep it from others.
+    await this.limits.take('quick-play', this.limits.addressOf(req));
     const seated = await this.quickPlay.play(player, parsed.data, async (config) => {
       await this.limits.take('table', this.limits.addressOf(req));
       return this.open(player, config);

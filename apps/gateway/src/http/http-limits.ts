@@ -9,6 +9,7 @@ const WHAT: Record<LimitedAction, string> = {
   identity: 'new identities',
   table: 'new tables',
   'lookup-miss': 'lookups of tables that do not exist',
+  'quick-play': 'quick play requests',
 };
 
 /** The HTTP API's per-address limits: which address a request is from, and the 429 it gets. */
