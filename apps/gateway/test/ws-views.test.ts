@@ -302,6 +302,36 @@ it('after leave the socket is no longer bound: no views, NOT_SEATED', async () =
   expect((refused as ProtocolError).code).toBe('NOT_SEATED');
 });
 
+it('watches sent faster than a subscription: each table gets its watch before its unwatch, so the table-service counts the socket at the last table only; replaced watches are answered NOT_ALLOWED_NOW', async () => {
+  const raw = await RawSocket.open(wsUrl);
+  await raw.hello(players['Bruno']!.token);
+  fake.received.length = 0;
+  // One burst: the gateway handles all four before its first Redis subscription answers.
+  const asks = [TABLE, OTHER, TABLE, OTHER].map((table, i) => ({ type: 'watch', id: `burst-${i}`, table }));
+  for (const ask of asks) raw.send(ask);
+  await eventually(
+    () => asks.every((a) => raw.frames.some((f) => f['id'] === a.id)),
+    5000,
+    'an answer to every watch',
+  );
+  expect(raw.frames.find((f) => f['id'] === 'burst-3')).toMatchObject({ type: 'ack' });
+  for (const id of ['burst-0', 'burst-1', 'burst-2'])
+    expect(raw.frames.find((f) => f['id'] === id)).toMatchObject({ type: 'error', code: 'NOT_ALLOWED_NOW' });
+  await sleep(200); // the last unwatches are dispatched without a reply
+  const watches = received((e) => e.intent.kind === 'watch');
+  const last = (table: string) =>
+    watches.filter((e) => e.tableId === table).map((e) => (e.intent as { on: boolean }).on);
+  // Per table, an unwatch never comes first and the table-service's last word is the socket's state.
+  for (const table of [TABLE, OTHER]) {
+    const ons = last(table);
+    expect(ons[0] ?? true).toBe(true);
+    for (let i = 1; i < ons.length; i += 1) expect(ons[i]).not.toBe(ons[i - 1]);
+  }
+  expect(last(TABLE).at(-1) ?? false).toBe(false);
+  expect(last(OTHER).at(-1)).toBe(true);
+  raw.ws.close();
+});
+
 it('shutdown tells every socket to reconnect, closes them with 1012, and sends their presence', async () => {
   const other = await startTestGateway(testConfig(prefix, { GATEWAY_ID: 'gw-draining' }));
   const raw = await RawSocket.open(`ws://127.0.0.1:${other.port}/ws`);

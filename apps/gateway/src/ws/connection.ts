@@ -18,7 +18,12 @@ export class Connection {
   player: { readonly id: string; readonly name: string } | null = null;
   binding: SeatBinding | null = null;
   /** The table this socket watches (decision 0018; never while bound to a seat), and which watch it was. */
-  watching: { readonly tableId: string; readonly n: number } | null = null;
+  watching: {
+    readonly tableId: string;
+    readonly n: number;
+    /** The table-service was asked to count this socket (an unwatch is sent only then). */
+    asked: boolean;
+  } | null = null;
   /** Counts watches, to name their intents. */
   watches = 0;
   /** The highest view version sent on this socket; lower ones are skipped. */

@@ -53,17 +53,23 @@ export class TableWatching {
 
   /** A `watch` (or, with `again`, a `sync` of a watching socket): resolves once the socket is answered. */
   async watch(conn: Connection, id: string, tableId: string, again = false): Promise<void> {
+    const asked = again ? (conn.watching?.asked ?? false) : false;
     if (!again) this.stop(conn);
     conn.watches += 1;
     const n = conn.watches;
-    conn.watching = { tableId, n };
+    const watching = { tableId, n, asked };
+    conn.watching = watching;
     if (!again) conn.lastVersion = -1;
     // Subscribed before asking: no change stored after the table-service counts this watcher is missed.
     await this.subscribe(conn, tableId);
+    // Another watch, an unwatch, a join or the close came meanwhile: this watch is not asked at all
+    // (asked after the unwatch that replaced it, the table-service would count the socket forever).
+    if (conn.watching !== watching) return this.replaced(conn, id);
+    watching.asked = true;
     const outcome = await this.intents.request(
       this.envelope(conn, intentIds.watch(conn.id, n, true), tableId, { kind: 'watch', on: true }, true),
     );
-    if (conn.watching?.n !== n) return; // another watch, an unwatch, a join or the close came meanwhile
+    if (conn.watching !== watching) return this.replaced(conn, id);
     if (!outcome.ok) {
       conn.watching = null;
       this.unsubscribe(conn, tableId);
@@ -85,6 +91,7 @@ export class TableWatching {
     conn.watching = null;
     conn.lastVersion = -1;
     this.unsubscribe(conn, watching.tableId);
+    if (!watching.asked) return;
     void this.intents.dispatch(
       this.envelope(
         conn,
@@ -94,6 +101,16 @@ export class TableWatching {
         false,
       ),
     );
+  }
+
+  /** A watch that a later watch, an unwatch, a join or the close replaced: answered, never left hanging. */
+  private replaced(conn: Connection, id: string): void {
+    conn.send({
+      type: 'error',
+      id,
+      code: 'NOT_ALLOWED_NOW',
+      message: 'A later watch, unwatch or join of this socket replaced this watch.',
+    });
   }
 
   private async subscribe(conn: Connection, tableId: string): Promise<void> {
