@@ -26,6 +26,7 @@ describe('the store (TableQueries) on a real Postgres', () => {
         deadlineAt: null,
         chat: true,
         isPublic: false,
+        seatsPresent: 1,
       },
       5,
     );
@@ -48,6 +49,7 @@ describe('the store (TableQueries) on a real Postgres', () => {
     state: '{}',
     status: 'waiting',
     deadlineAt: null,
+    seatsPresent: 1,
     hostPlayerId: null,
     log: [
       {

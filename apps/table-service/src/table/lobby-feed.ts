@@ -1,13 +1,14 @@
 import { onCluster, publishOn, type RedisClient } from '@dominoes/platform';
 import type { LobbyTable, LobbyUpdate, RedisNames } from '@dominoes/protocol';
-import type { TableState } from './table-state';
+import { isPresent, type TableState } from './table-state';
 import { tableSettings } from './table-views';
 
 /*
  * The lobby's live feed (issue 12, decision 0019): after a change of a public table is stored, one
- * update on the lobby channel, and only when what the lobby shows of it changed (a seat taken or
- * freed, the host, the status). A move changes none of these: the hot path publishes nothing more.
- * A private table never gets one.
+ * update on the lobby channel, and only when what the lobby shows of it changed (listed or not, a
+ * seat taken or freed, the host, the status). A move changes none of these: the hot path publishes
+ * nothing more; a presence change publishes only when it lists or unlists a waiting table (its
+ * last present seat went away, or one came back: decision 0026). A private table never gets one.
  */
 
 /** Where lobby updates go: the lobby channel in the service; a list in the engine's tests. */
@@ -15,11 +16,14 @@ export interface LobbyPublisher {
   publish(update: LobbyUpdate): Promise<void>;
 }
 
-/** Listed: public, and waiting with someone seated (an emptied table leaves the lobby) or in play. */
+/**
+ * Listed: public, and in play, or waiting with a seat present (decision 0026): an emptied table, or
+ * one whose players all closed their tabs, leaves the lobby; it comes back when one of them returns.
+ */
 function listed(table: TableState): boolean {
   if (table.public !== true) return false;
   if (table.status === 'playing') return true;
-  return table.status === 'waiting' && table.seats.some((s) => s !== null);
+  return table.status === 'waiting' && table.seats.some(isPresent);
 }
 
 /** The table as the lobby shows it, or null when it is not listed. */

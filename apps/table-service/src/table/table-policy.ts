@@ -317,7 +317,8 @@ function join(
     const seat = table.seats[existing]!;
     if (connectionId && !seat.connections.includes(connectionId)) {
       const connections = withConnection(seat.connections, connectionId);
-      change.setSeat(existing, { ...seat, connections });
+      const { away: _wasAway, ...back } = seat;
+      change.setSeat(existing, { ...back, connections });
       change.emit({
         kind: 'presence',
         seat: existing,
@@ -360,7 +361,11 @@ function dropConnections(change: Change, seat: number, connectionIds: readonly s
   const connections =
     connectionIds === 'all' ? [] : state.connections.filter((c) => !connectionIds.includes(c));
   if (connections.length === state.connections.length) return;
-  change.setSeat(seat, { ...state, connections });
+  // Its last socket closed: the player is away (decision 0026), not a seat taken that is on its way.
+  change.setSeat(
+    seat,
+    connections.length > 0 ? { ...state, connections } : { ...state, connections, away: true },
+  );
   change.emit({
     kind: 'presence',
     seat,

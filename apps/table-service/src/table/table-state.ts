@@ -6,6 +6,12 @@ export interface SeatState {
   readonly name: string;
   /** Open sockets of this player at this table; empty means disconnected (P17). */
   readonly connections: readonly string[];
+  /**
+   * Its last socket closed (it had one): the player is gone, not on their way. Absent on a seat taken
+   * without a socket (HTTP) until it connects, and on seats stored before. A waiting table whose seats
+   * are all away leaves the lobby and quick play (decision 0026).
+   */
+  readonly away?: true;
   readonly autoPass: boolean;
   /** Order of arrival, for the host hand-over. */
   readonly arrival: number;
@@ -73,3 +79,7 @@ export const seatOfPlayer = (table: TableState, playerId: string): number =>
   table.seats.findIndex((s) => s !== null && s.playerId === playerId);
 
 export const isConnected = (seat: SeatState | null): boolean => seat !== null && seat.connections.length > 0;
+
+/** Seated and not away: connected, or taken without a socket that has not connected yet (decision 0026). */
+export const isPresent = (seat: SeatState | null): boolean =>
+  seat !== null && (seat.connections.length > 0 || seat.away !== true);

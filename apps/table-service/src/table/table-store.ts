@@ -15,7 +15,7 @@ import {
   TooManyTablesError,
   type TableRepository,
 } from './table-ports';
-import { RECENT_INTENTS_KEPT, type Deadline, type TableState } from './table-state';
+import { isPresent, RECENT_INTENTS_KEPT, type Deadline, type TableState } from './table-state';
 
 function logRows(events: readonly TableEvent[], fromVersion: number, intentId: string | null): LogRow[] {
   return events.map((event, i) => ({
@@ -97,6 +97,9 @@ function sideRows(table: TableState, events: readonly TableEvent[]) {
 
 const deadlineAt = (table: TableState): Date | null => (table.deadline ? new Date(table.deadline.at) : null);
 
+/** The row's seats_present (decision 0026), stored with every change: the lobby filters on it. */
+const seatsPresent = (table: TableState): number => table.seats.filter(isPresent).length;
+
 /**
  * Tables in Postgres, through libs/platform's store (TableQueries, the one owner of the schema's
  * queries): this maps a table's state and events to its rows, and the outcomes to the engine's errors.
@@ -141,6 +144,7 @@ export class TableStore implements TableRepository {
         status: table.status,
         isPublic: table.public === true,
         state: JSON.stringify(empty),
+        seatsPresent: seatsPresent(table),
         // With the row: a crash before the log is written still leaves a table that expires.
         deadlineAt: deadlineAt(table),
       },
@@ -178,6 +182,7 @@ export class TableStore implements TableRepository {
       state: JSON.stringify({ ...after, version, recentIntents: undefined }),
       status: after.status,
       deadlineAt: deadlineAt(after),
+      seatsPresent: seatsPresent(after),
       hostPlayerId: after.hostPlayerId,
       log: logRows(events, before.version, intentId),
       ...sideRows(after, events),

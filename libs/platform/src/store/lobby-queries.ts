@@ -26,19 +26,23 @@ const LOBBY_COLUMNS = `
   coalesce((SELECT json_agg(json_build_object('seat', s.seat, 'name', s.name) ORDER BY s.seat)
               FROM table_seats s WHERE s.table_id = t.id), '[]') AS seats`;
 
-/** A waiting table is listed while someone sits at it: an emptied one leaves the lobby. */
-const SEATED = 'EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = t.id)';
+/*
+ * A waiting table is listed while a seat is present (decision 0026): seated, and connected or taken
+ * without a socket that has not connected yet. An emptied table, or one whose players all closed their
+ * tabs, leaves the lobby; seats_present is stored by the table-service with every change.
+ */
+const PRESENT = 't.seats_present > 0';
 
 /** Waiting tables oldest first (the next to start), then the newest in play; each part capped. */
 const PUBLIC_TABLES_SQL = `
 (SELECT ${LOBBY_COLUMNS} FROM game_tables t
-  WHERE t.is_public AND t.status = 'waiting' AND ${SEATED} ORDER BY t.created_at LIMIT $1)
+  WHERE t.is_public AND t.status = 'waiting' AND ${PRESENT} ORDER BY t.created_at LIMIT $1)
 UNION ALL
 (SELECT ${LOBBY_COLUMNS} FROM game_tables t
   WHERE t.is_public AND t.status = 'playing' ORDER BY t.created_at DESC LIMIT $2)`;
 
 const PUBLIC_COUNTS_SQL = `
-SELECT count(*) FILTER (WHERE t.status = 'waiting' AND ${SEATED})::int AS waiting,
+SELECT count(*) FILTER (WHERE t.status = 'waiting' AND ${PRESENT})::int AS waiting,
        count(*) FILTER (WHERE t.status = 'playing')::int AS playing
   FROM game_tables t WHERE t.is_public AND t.status IN ('waiting', 'playing')`;
 
@@ -48,19 +52,22 @@ SELECT ${LOBBY_COLUMNS} FROM table_seats me JOIN game_tables t ON t.id = me.tabl
  ORDER BY t.created_at DESC LIMIT $2`;
 
 /*
- * Quick play's search: waiting public tables of exactly this configuration with a free seat and
- * someone seated, a table the player already sits at first (pressing twice keeps one table), then the
- * oldest. Run under the configuration's advisory lock, so two searches never both miss a table the
- * other is opening or filling.
+ * Quick play's search: waiting public tables of exactly this configuration with a free seat and a
+ * seat present, a table the player already sits at first (pressing twice keeps one table; a player
+ * whose own table has nobody present is returned to it, and their socket's join makes it present again), then
+ * the oldest. Never a table whose players are all away (decision 0026). Run under the
+ * configuration's advisory lock, so two searches never both miss a table the other is opening or
+ * filling.
  */
+const MINE = 'EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = t.id AND s.player_id = $4::uuid)';
 const QUICK_PLAY_LOCK_SQL = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(1870, hashtext($1::text))';
 const QUICK_PLAY_SQL = `
 SELECT t.id FROM game_tables t
  WHERE t.is_public AND t.status = 'waiting' AND t.variant = $1 AND t.seat_count = $2 AND t.target = $3
-   AND t.one_round = false AND ${SEATED}
+   AND t.one_round = false
    AND (SELECT count(*) FROM table_seats s WHERE s.table_id = t.id) < t.seat_count
- ORDER BY EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = t.id AND s.player_id = $4::uuid) DESC,
-          t.created_at
+   AND (${PRESENT} OR ${MINE})
+ ORDER BY ${MINE} DESC, t.created_at
  LIMIT $5`;
 
 /** The configuration quick play looks for (the rules' normalised config; never one round). */
@@ -83,7 +90,7 @@ export class LobbyQueries {
     return this.prisma.$queryRawUnsafe<LobbyRow[]>(PUBLIC_TABLES_SQL, waiting, playing);
   }
 
-  /** How many public tables wait (with someone seated) and play. */
+  /** How many public tables wait (with a seat present) and play. */
   async publicCounts(): Promise<{ waiting: number; playing: number }> {
     const rows = await this.prisma.$queryRawUnsafe<{ waiting: number; playing: number }[]>(PUBLIC_COUNTS_SQL);
     return rows[0] ?? { waiting: 0, playing: 0 };

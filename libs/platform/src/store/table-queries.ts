@@ -39,6 +39,8 @@ export interface NewTableRow extends Pick<
   | 'chat'
 > {
   readonly state: string;
+  /** Seats present (decision 0026): the lobby lists a waiting table only while it has one. */
+  readonly seatsPresent: number;
 }
 
 /** One row of the log (table_actions), as the change's JSON recordset carries it. */
@@ -89,6 +91,8 @@ export interface TableChange extends Pick<GameTable, 'status' | 'deadlineAt'> {
   readonly version: number;
   /** The snapshot at `version`, as JSON text. */
   readonly state: string;
+  /** Seats present after the change (decision 0026: seated, and connected or not yet connected). */
+  readonly seatsPresent: number;
   /** Null keeps the stored host. */
   readonly hostPlayerId: GameTable['hostPlayerId'] | null;
   readonly log: readonly LogRow[];
@@ -118,7 +122,7 @@ export interface TableSummaryRow extends Pick<
 const APPEND_SQL = `
 WITH t AS (
   UPDATE game_tables
-     SET state = $2::json, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), updated_at = now()
+     SET state = $2::json, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), seats_present = $14, updated_at = now()
    WHERE id = $1 AND version = $7 AND ($13::timestamptz IS NULL OR clock_timestamp() < $13::timestamptz)
   RETURNING id
 ), log AS (
@@ -158,8 +162,8 @@ const CREATE_SQL = `
 WITH open AS (
   SELECT count(*)::int AS n FROM game_tables WHERE host_player_id = $6::uuid AND status IN (${OPEN_STATUS_SQL})
 ), inserted AS (
-  INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at, is_public, chat)
-  SELECT $1::text, $2::text, $3::int, $4::int, $5::boolean, $6::uuid, $7::text, $8::bigint, $9::json, $10::timestamptz, $12::boolean, $13::boolean
+  INSERT INTO game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, deadline_at, is_public, chat, seats_present)
+  SELECT $1::text, $2::text, $3::int, $4::int, $5::boolean, $6::uuid, $7::text, $8::bigint, $9::json, $10::timestamptz, $12::boolean, $13::boolean, $14::smallint
     FROM open WHERE open.n < $11::int
   ON CONFLICT (id) DO NOTHING RETURNING id
 )
@@ -226,6 +230,7 @@ export class TableQueries {
         maxOpen,
         row.isPublic,
         row.chat,
+        row.seatsPresent,
       ),
     ]);
     const outcome = rows[0] ?? { open: 0, inserted: 0 };
@@ -250,6 +255,7 @@ export class TableQueries {
         JSON.stringify(change.matches),
         JSON.stringify(change.rounds),
         timestamp(change.expiresAt),
+        change.seatsPresent,
       );
       return rows[0]?.updated === 1 ? 'stored' : 'not-written';
     } catch (error) {
