@@ -85,9 +85,9 @@ describe('a waiting public table in the lobby follows its players’ presence (d
   it('presence of a player who is not seated is refused (NOT_SEATED) and changes nothing: nobody can keep another table listed', () => {
     const envelope = policyEnvelopes(TABLE, 'd');
     const gone = step(open('c0'), envelope('p0', { kind: 'presence', connected: false }, 'c0'));
-    const faked = decide(gone, envelope('intruder', { kind: 'presence', connected: true }, 'cX'));
+    const faked = decide(gone, envelope('intruder', { kind: 'presence', connected: true }, 'cX'), ctx);
     expect(faked).toMatchObject({ ok: false, code: 'NOT_SEATED' });
-    const forged = decide(gone, envelope('intruder', { kind: 'presence', connected: false }, 'c0'));
+    const forged = decide(gone, envelope('intruder', { kind: 'presence', connected: false }, 'c0'), ctx);
     expect(forged).toMatchObject({ ok: false, code: 'NOT_SEATED' });
   });
 
