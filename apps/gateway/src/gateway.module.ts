@@ -151,6 +151,8 @@ export class GatewayModule {
               names,
               rate: new ChatRate(redis, names, config.chatRate),
               chatEnabled: (tableId) => tables.chatEnabled(tableId),
+              seatHeld: (tableId, seat, playerId, connectionId) =>
+                tables.seatHeld(tableId, seat, playerId, connectionId),
               clock: deps.clock,
               logger: deps.logger,
             });

@@ -23,6 +23,8 @@ export interface ChatReader {
 
 /** Who sends: the socket's player and its seat binding (null: not seated, a spectator included). */
 export interface ChatSender {
+  /** The socket's connection id: it must be on the seat (the table-service's presence), not only bound. */
+  readonly id: string;
   readonly player: { readonly id: string; readonly name: string } | null;
   readonly binding: { readonly tableId: string; readonly seat: number } | null;
   /** The table the socket watches (decision 0018), if it does: a spectator reads and never writes. */
@@ -43,13 +45,26 @@ export interface ChatRelayOptions {
   readonly rate: ChatRate;
   /** Whether a table's host left text chat on (Postgres; null: no such table). */
   readonly chatEnabled: (tableId: string) => Promise<boolean | null>;
+  /**
+   * Whether the seat is the player's with this connection on it, as the table-service last stored it
+   * (Postgres). A socket's binding outlives its seat when the seat is freed or taken back on another
+   * socket (the table-service tells no gateway), so the binding alone does not say it sits there.
+   */
+  readonly seatHeld: (
+    tableId: string,
+    seat: number,
+    playerId: string,
+    connectionId: string,
+  ) => Promise<boolean>;
   readonly clock: Clock;
   readonly logger: Logger;
 }
 
 /**
  * A table's chat, beside its game and never through it (decision 0020): no intent, no table-service,
- * no version. The gateway checks that the sender is seated at the table (its socket's binding), that
+ * no version. The gateway checks that the sender is seated at the table (its socket's binding, and
+ * its connection on that seat in the table's stored state: a socket whose seat was freed, or taken
+ * back on another socket, is NOT_SEATED), that
  * the host left text chat on, and the player's rate (Redis, shared by every gateway); it publishes on
  * the table's chat channel and keeps the last CHAT_HISTORY_KEPT messages. Every gateway listens on
  * the chat channel of each table one of its sockets reads (its seated players and its spectators) and
@@ -147,6 +162,8 @@ export class ChatRelay {
         : refused('NOT_SEATED', 'Only the players seated at a table talk there.');
     const { tableId, seat } = binding;
     try {
+      if (!(await this.options.seatHeld(tableId, seat, player.id, sender.id)))
+        return refused('NOT_SEATED', 'You are no longer seated at this table: join it again to talk.');
       if (frame.type === 'chat' && (await this.enabled(tableId)) !== true)
         return refused(
           'CHAT_OFF',

@@ -65,6 +65,11 @@ export class TableReader {
     return this.queries.chatEnabled(tableId);
   }
 
+  /** Whether `connectionId` is on seat `seat` of `tableId`, held by `playerId`, as last stored (the chat's check). */
+  seatHeld(tableId: string, seat: number, playerId: string, connectionId: string): Promise<boolean> {
+    return this.queries.seatHeld(tableId, seat, playerId, connectionId);
+  }
+
   ping(): Promise<boolean> {
     return this.queries.ping();
   }

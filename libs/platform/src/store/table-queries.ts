@@ -197,6 +197,19 @@ const SNAPSHOT_SQL = `
     FROM game_tables t
    WHERE t.id = $1`;
 
+/*
+ * Whether seat $2 of table $1 is held by player $3 with connection $4 among its connections, as the
+ * table-service last stored it (the state's seats: a freed seat is null, a seat taken back on another
+ * socket no longer lists the old one). The chat's check that a socket still sits where it talks.
+ */
+const SEAT_HELD_SQL = `
+  SELECT EXISTS (
+    SELECT 1 FROM game_tables t
+     WHERE t.id = $1 AND t.state -> 'seats' -> $2::int ->> 'playerId' = $3
+       AND EXISTS (SELECT 1 FROM json_array_elements_text(t.state -> 'seats' -> $2::int -> 'connections') AS c(id)
+                    WHERE c.id = $4)
+  ) AS held`;
+
 const timestamp = (at: Date | null): string | null => (at ? at.toISOString() : null);
 
 export class TableQueries {
@@ -319,6 +332,18 @@ export class TableQueries {
       tableId,
     );
     return rows[0]?.chat ?? null;
+  }
+
+  /** Whether seat `seat` of `tableId` is `playerId`'s with connection `connectionId` on it now (SEAT_HELD_SQL). */
+  async seatHeld(tableId: string, seat: number, playerId: string, connectionId: string): Promise<boolean> {
+    const rows = await this.prisma.$queryRawUnsafe<{ held: boolean }[]>(
+      SEAT_HELD_SQL,
+      tableId,
+      seat,
+      playerId,
+      connectionId,
+    );
+    return rows[0]?.held === true;
   }
 
   /** Whether intent `intentId` is in table `tableId`'s log; if so the table's version and the player's seat. */
