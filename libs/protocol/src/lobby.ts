@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { IntentIdSchema, TableCodeSchema, VariantSchema } from './primitives';
 
 /*
- * The lobby (issue 12, "Finding a game"): the public tables that wait for players or are in play,
- * live. A private table (the default) is never in a lobby list or update; only its own seated
+ * The lobby (issue 12, "Finding a game"): the public tables that wait for players (with one of them
+ * there: decision 0026) or are in play, live. A private table (the default) is never in a lobby list or update; only its own seated
  * players see it, under `yours`.
  */
 
@@ -37,8 +37,9 @@ export type LobbyTable = z.infer<typeof LobbyTableSchema>;
 
 /**
  * A change of one public table, published by the table-service on the lobby channel after its store
- * commit (only when a seat or the status changed), and sent as is to every lobby subscriber on every
- * gateway. `table: null`: it left the lobby (finished, closed).
+ * commit (only when a seat, the host, the status or its listing changed), and sent as is to every lobby
+ * subscriber on every gateway. `table: null`: it left the lobby (finished, closed, emptied, or waiting
+ * with every seated player gone: decision 0026; it comes back when one of them returns).
  */
 export const LobbyUpdateSchema = z.object({
   tableId: TableCodeSchema,
