@@ -132,7 +132,7 @@ describe('spectators: the public view on the spectator channel, after the store,
     seats.take();
   });
 
-  it('a table nobody watches pays nothing: no spectator event, not one PUBLISH beyond its seats’ views, and the hook costs a Map lookup', async () => {
+  it('a table nobody watches pays nothing: no spectator event, not one PUBLISH beyond its seats’ views, and the hook sends nothing', async () => {
     const { engine, spectators } = replica();
     const published = await publishesDuring(async () => {
       const intent = await startedTable(engine, 'SPQUIET');
@@ -144,17 +144,16 @@ describe('spectators: the public view on the spectator channel, after the store,
     expect(seatViews.length).toBeGreaterThan(20);
     expect(published).toBe(seatViews.length);
     expect(seatViews.every((e) => e.view.watchers === 0)).toBe(true);
-    // The cost of the engine's hook for an unwatched table, measured.
+    // The engine's hook for an unwatched table sends nothing at all (its cost is a Map lookup: no
+    // timing here, speed claims come from the bench scripts).
     const table = (await engine.load('SPQUIET'))!;
-    const started = process.hrtime.bigint();
-    const N = 100_000;
-    for (let i = 0; i < N; i++) {
-      spectators.watchers(table.id);
-      await spectators.published(table);
-    }
-    const nsEach = Number(process.hrtime.bigint() - started) / N;
-    console.info(`spectator hook of an unwatched table: ${nsEach.toFixed(0)} ns per stored change`);
-    expect(nsEach).toBeLessThan(5_000);
+    const hookPublishes = await publishesDuring(async () => {
+      for (let i = 0; i < 1_000; i++) {
+        expect(spectators.watchers(table.id)).toBe(0);
+        await spectators.published(table);
+      }
+    });
+    expect(hookPublishes).toBe(0);
     expect(spectatorEvents).toEqual([]);
   });
 
