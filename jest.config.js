@@ -33,6 +33,8 @@ const slow = (depth) => ({
 const integration = (depth) => ({ setupFilesAfterEnv: [`<rootDir>/${depth}tools/jest/timeout-60s.js`] });
 
 module.exports = {
+  // Every suite's wall time in test-artifacts/jest-suite-durations.json (CI's budget is 30 minutes).
+  reporters: ['default', '<rootDir>/tools/jest/suite-durations.js'],
   projects: [
     project('libs/rules'),
     project('libs/protocol'),
