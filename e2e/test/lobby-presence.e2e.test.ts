@@ -1,4 +1,13 @@
-import { quickPlay, type LobbyTable, type ServerMessage } from '@dominoes/protocol';
+import { quickPlay } from '@dominoes/protocol';
+import {
+  gatewayEndpoints,
+  nextFrame,
+  playerOn,
+  subscribeLobby,
+  updateOf,
+  type LobbyFrame,
+  type UpdateFrame,
+} from '../src/lobby-frames';
 import { TestPlayer, type PlayerEndpoints } from '../src/players';
 import { TestSystem } from '../src/system';
 
@@ -9,52 +18,21 @@ import { TestSystem } from '../src/system';
  * stay listed (decision 0017 ends them); the players' own lists keep it.
  */
 
-type LobbyFrame = Extract<ServerMessage, { type: 'lobby' }>;
-type UpdateFrame = Extract<ServerMessage, { type: 'lobbyUpdate' }>;
-
 describe('a waiting public table with no seat connected leaves the lobby and quick play (issue 12, decision 0026)', () => {
   let system: TestSystem;
   let gateways: PlayerEndpoints[];
   beforeAll(async () => {
     system = await TestSystem.start('lobby-presence', { replicas: { gateway: 2 } });
-    gateways = [0, 1].map((i) => ({
-      httpUrl: system.gatewayUrl(i),
-      wsUrl: `${system.gatewayUrl(i).replace('http', 'ws')}/ws`,
-    }));
+    gateways = gatewayEndpoints(system, 2);
   });
   afterAll(async () => {
     await system?.stop();
   });
 
-  const player = async (name: string, gateway: number, connect = true): Promise<TestPlayer> => {
-    const p = await TestPlayer.create(gateways[gateway]!, name);
-    if (connect) await p.connect();
-    return p;
-  };
-  const frame = async <T extends ServerMessage>(
-    p: TestPlayer,
-    predicate: (f: ServerMessage) => f is T,
-    from = 0,
-    timeoutMs = 10_000,
-  ): Promise<T> => {
-    const started = Date.now();
-    while (Date.now() - started < timeoutMs) {
-      const found = p.frames.slice(from).find(predicate);
-      if (found) return found;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`${p.name}: the expected frame did not arrive`);
-  };
-  const isLobby = (f: ServerMessage): f is LobbyFrame => f.type === 'lobby';
-  const updateOf =
-    (tableId: string, check: (t: LobbyTable | null) => boolean = () => true) =>
-    (f: ServerMessage): f is UpdateFrame =>
-      f.type === 'lobbyUpdate' && f.tableId === tableId && check(f.table);
-  const subscribe = async (p: TestPlayer): Promise<LobbyFrame> => {
-    const from = p.frames.length;
-    await p.client.lobby(true);
-    return frame(p, isLobby, from);
-  };
+  const player = (name: string, gateway: number, connect = true): Promise<TestPlayer> =>
+    playerOn(gateways[gateway]!, name, connect);
+  const frame = nextFrame;
+  const subscribe = subscribeLobby;
   /** A fresh lobby frame for a new socket of a new player on `gateway`. */
   const freshLobby = async (gateway: number): Promise<LobbyFrame> => {
     const reader = await player(`Reader${gateway}`, gateway);

@@ -1,4 +1,5 @@
-import { LOBBY_MAX_TABLES, quickPlay, type LobbyTable, type ServerMessage } from '@dominoes/protocol';
+import { LOBBY_MAX_TABLES, quickPlay, type ServerMessage } from '@dominoes/protocol';
+import { gatewayEndpoints, nextFrame, playerOn, subscribeLobby, updateOf } from '../src/lobby-frames';
 import { TestPlayer, type PlayerEndpoints } from '../src/players';
 import { TestSystem } from '../src/system';
 
@@ -10,9 +11,6 @@ import { TestSystem } from '../src/system';
 
 const MAX_TABLES = 3;
 
-type LobbyFrame = Extract<ServerMessage, { type: 'lobby' }>;
-type UpdateFrame = Extract<ServerMessage, { type: 'lobbyUpdate' }>;
-
 describe('the lobby and quick play across two gateways (issue 12)', () => {
   let system: TestSystem;
   let gateways: PlayerEndpoints[];
@@ -21,48 +19,17 @@ describe('the lobby and quick play across two gateways (issue 12)', () => {
       replicas: { gateway: 2 },
       env: { MAX_OPEN_TABLES_PER_HOST: String(MAX_TABLES) },
     });
-    gateways = [0, 1].map((i) => ({
-      httpUrl: system.gatewayUrl(i),
-      wsUrl: `${system.gatewayUrl(i).replace('http', 'ws')}/ws`,
-    }));
+    gateways = gatewayEndpoints(system, 2);
   });
   afterAll(async () => {
     await system?.stop();
   });
 
-  const player = async (name: string, gateway: number, connect = true): Promise<TestPlayer> => {
-    const p = await TestPlayer.create(gateways[gateway]!, name);
-    if (connect) await p.connect();
-    return p;
-  };
+  const player = (name: string, gateway: number, connect = true): Promise<TestPlayer> =>
+    playerOn(gateways[gateway]!, name, connect);
 
-  /** The next frame of `p` that `predicate` accepts (frames already received count). */
-  const frame = async <T extends ServerMessage>(
-    p: TestPlayer,
-    predicate: (f: ServerMessage) => f is T,
-    from = 0,
-    timeoutMs = 10_000,
-  ): Promise<T> => {
-    const started = Date.now();
-    while (Date.now() - started < timeoutMs) {
-      const found = p.frames.slice(from).find(predicate);
-      if (found) return found;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(
-      `${p.name}: the expected frame did not arrive; got ${JSON.stringify(p.frames.slice(from).map((f) => (f.type === 'lobbyUpdate' ? f : f.type)))}`,
-    );
-  };
-  const isLobby = (f: ServerMessage): f is LobbyFrame => f.type === 'lobby';
-  const updateOf =
-    (tableId: string, check: (t: LobbyTable | null) => boolean = () => true) =>
-    (f: ServerMessage): f is UpdateFrame =>
-      f.type === 'lobbyUpdate' && f.tableId === tableId && check(f.table);
-  const subscribe = async (p: TestPlayer): Promise<LobbyFrame> => {
-    const from = p.frames.length;
-    await p.client.lobby(true);
-    return frame(p, isLobby, from);
-  };
+  const frame = nextFrame;
+  const subscribe = subscribeLobby;
   /** Every table id any lobby frame or update `p` received names. */
   const listedIds = (p: TestPlayer): Set<string> =>
     new Set(

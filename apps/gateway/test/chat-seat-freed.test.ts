@@ -2,13 +2,13 @@ import WebSocket from 'ws';
 import {
   createTable,
   DominoesClient,
-  ProtocolError,
   type ChatMessage,
   type ServerMessage,
   type SocketLike,
 } from '@dominoes/protocol';
 import { InProcessSystem } from '../../../e2e/src/in-process';
 import { identity, sleep, waitFor } from './support';
+import { refusal } from './talk-refusal';
 
 /**
  * A socket talks at a table only while it sits there (decision 0020): its binding is not enough. When
@@ -35,16 +35,6 @@ async function tab(g: number, who: { token: string }): Promise<Tab> {
 }
 
 const chats = (t: Tab): ChatMessage[] => t.frames.flatMap((f) => (f.type === 'chat' ? [f.message] : []));
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ProtocolError) return error.code;
-    throw error;
-  }
-  throw new Error('accepted');
-}
 
 /** Every talk frame of `t` is refused NOT_SEATED. */
 async function cannotTalk(t: Tab): Promise<void> {

@@ -15,6 +15,7 @@ import {
 } from '@dominoes/protocol';
 import { IN_PROCESS_SHARDS, InProcessSystem } from '../../../e2e/src/in-process';
 import { identity, RawSocket, sleep, waitFor } from './support';
+import { refusal } from './talk-refusal';
 
 /**
  * Talking at a table (issue 12, decision 0020), on real Postgres and Redis, with the real
@@ -66,16 +67,6 @@ async function table(
 const chats = (t: Talker): ChatMessage[] => t.frames.flatMap((f) => (f.type === 'chat' ? [f.message] : []));
 const history = (t: Talker) =>
   waitFor(() => t.frames.find((f) => f.type === 'chatHistory'), 5_000, 'the chat history');
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ProtocolError) return error.code;
-    throw error;
-  }
-  throw new Error('accepted');
-}
 
 async function stored(tableId: string): Promise<{ version: number; log: number }> {
   const rows = await db.query<{ version: string; log: number }>(
