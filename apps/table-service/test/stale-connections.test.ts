@@ -1,6 +1,7 @@
 import { createLogger, createPrisma, createRedis, type PrismaClient, type Redis } from '@dominoes/platform';
 import {
   parseConnectionId,
+  parseTableViews,
   redisNames,
   type IntentEnvelope,
   type RedisNames,
@@ -148,9 +149,9 @@ describe('stale connections: seats of a gateway that died without closing its so
     const watcher = (turn + 1) % 4;
     const views: TableView[] = [];
     subscriber.on('message', (_channel: string, message: string) =>
-      views.push(JSON.parse(message.slice(message.indexOf('\n') + 1)) as TableView),
+      views.push(...parseTableViews(message).flatMap((e) => (e.seat === watcher ? [e.view] : []))),
     );
-    await subscriber.subscribe(names.seatChannel(tableId, watcher));
+    await subscriber.subscribe(names.viewsChannel(tableId));
 
     const s = sweeper();
     expect(await s.sweep()).toBe(0);

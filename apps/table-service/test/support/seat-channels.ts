@@ -1,9 +1,10 @@
 import { createRedis, type Redis } from '@dominoes/platform';
-import { parseSeatEvent, type RedisNames, type SeatEvent } from '@dominoes/protocol';
+import { parseTableViews, type RedisNames, type SeatEvent } from '@dominoes/protocol';
 
 /**
- * Everything published on the seat channels of some tables, as the gateways receive it: for the
- * suites that check what the engine published, not only what it stored.
+ * Everything published on the views channels of some tables, as the gateways receive it (one
+ * message per change, split into its seats' events): for the suites that check what the engine
+ * published, not only what it stored.
  */
 export interface SeatChannels {
   readonly events: SeatEvent[];
@@ -22,11 +23,10 @@ export async function watchSeatChannels(
 ): Promise<SeatChannels> {
   const subscriber: Redis = createRedis(redisUrl, 'seat-channels-test');
   const events: SeatEvent[] = [];
-  subscriber.on('message', (_channel: string, message: string) => events.push(parseSeatEvent(message)));
-  const channels = tables.flatMap((table) =>
-    Array.from({ length: seats }, (_, s) => names.seatChannel(table, s)),
+  subscriber.on('message', (_channel: string, message: string) =>
+    events.push(...parseTableViews(message).filter((event) => event.seat < seats)),
   );
-  await subscriber.subscribe(...channels);
+  await subscriber.subscribe(...tables.map((table) => names.viewsChannel(table)));
   return {
     events,
     take: () => events.splice(0),
