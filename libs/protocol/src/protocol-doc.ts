@@ -79,6 +79,8 @@ export function renderProtocolDoc(): string {
     `tables: at most ${LOBBY_MAX_WAITING} waiting, oldest first, and ${LOBBY_MAX_PLAYING} in play; the counts of all; your own`,
     'open tables), then a `lobbyUpdate` frame for every change of a public table on any gateway (`table: null`: it',
     'left the lobby); keep the newest `version` of each table. A private table is in no lobby list or update.',
+    'A waiting table whose seated players all closed their tabs is not listed (`table: null` when its last seated',
+    'socket goes) and quick play seats nobody there; it is listed again when one of them returns (decision 0026).',
     '',
     '## Error codes',
     '',
@@ -113,7 +115,7 @@ export function renderProtocolDoc(): string {
         SpectatorEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,
       'gateway control (channel <prefix>:gateway:<id>:control)': GatewayControlSchema,
-      'lobby update (channel <prefix>:{lobby}; a public table whose seats, host or status changed, after its store)':
+      'lobby update (channel <prefix>:{lobby}; a public table whose seats, host, status or listing changed, after its store)':
         LobbyUpdateSchema,
       'chat message (channel <prefix>:table:<id>:chat; the last ones in the list <prefix>:table:<id>:chat:recent)':
         ChatMessageSchema,
