@@ -121,7 +121,11 @@ export class TestPlayer {
     await this.connect();
   }
 
-  /** Takes (or returns to) a seat and waits for the view of it, as the page does. */
+  /**
+   * Takes (or returns to) a seat and waits for the view of it, as the page does. The wait allows a
+   * loaded CI machine (a Redis Cluster's six nodes and two replicas of each service on 2 cores):
+   * 10 s ran out there once while seating 30 tables.
+   */
   async join(tableId: string): Promise<TableView> {
     const ack = await this.client.join(tableId);
     return this.client.waitForView(
@@ -129,6 +133,7 @@ export class TestPlayer {
         this.client.version >= (ack.version ?? 0) &&
         v.tableId === tableId &&
         v.seats[v.you.seat]?.name === this.name,
+      30_000,
     );
   }
 
