@@ -16,14 +16,19 @@ M=apps/timer-service
 join() { local IFS=,; echo "$*"; }
 
 case "${1:-}" in
-  table) # The table's policy, views, engine and deadline keeper: pure suites and the engine on its
-    # in-memory ports. One group, because the engine's suites kill policy mutants too: a group run
-    # without a suite that killed a mutant tests that mutant again (and may lose the kill).
+  table) # The table's policy, views, engine and deadline keeper: pure suites, the engine on its
+    # in-memory ports, the keeper's jobs on real Redis and Postgres (deadline-keeper-jobs). One group,
+    # because the engine's suites kill policy mutants too: a group run without a suite that killed a
+    # mutant tests that mutant again (and may lose the kill).
     files=($T/src/table/table-policy.ts $T/src/table/table-state.ts $T/src/table/table-events.ts $T/src/table/table-views.ts
       $T/src/table/table-engine.ts $T/src/deadlines/deadline-keeper.ts)
     suites=($T/test/table-policy.test.ts $T/test/abandoned-tables.test.ts $T/test/policy-match-log.test.ts
       $T/test/policy-seats-presence.test.ts $T/test/views-of-a-table.test.ts $T/test/table-engine.in-memory.test.ts
-      $T/test/table-engine.replies.in-memory.test.ts $T/test/deadline-keeper.test.ts) ;;
+      $T/test/table-engine.replies.in-memory.test.ts $T/test/deadline-keeper.test.ts
+      $T/test/deadline-keeper-jobs.test.ts) ;;
+  stores) # The table store and the stale-connection sweep on real Postgres and Redis.
+    files=($T/src/table/table-store.ts $T/src/presence/stale-connections.ts)
+    suites=($T/test/table-store.test.ts $T/test/stale-connections.test.ts $T/test/table-engine.test.ts) ;;
   leases) # Shard leases on real Redis.
     files=($T/src/shards/shard-leases.ts $T/src/shards/owned-shards.ts)
     suites=($T/test/shard-leases.test.ts $T/test/shard-leases-redis.test.ts $T/test/shard-leases-lifecycle.test.ts) ;;
@@ -34,12 +39,13 @@ case "${1:-}" in
       $G/test/token-bucket.test.ts $G/test/edge.test.ts $G/test/trusted-proxies.test.ts) ;;
   timer) # The timer-service on real Redis (BullMQ).
     files=($M/src/deadline-worker.ts)
-    suites=($M/test/timer-service.test.ts $M/test/deadline-upsert.test.ts $M/test/telemetry.test.ts) ;;
+    suites=($M/test/timer-service.test.ts $M/test/deadline-upsert.test.ts $M/test/telemetry.test.ts
+      $M/test/deadline-worker-failures.test.ts) ;;
   list)
-    echo "groups: table leases edge timer"
+    echo "groups: table stores leases edge timer"
     exit 0 ;;
   *)
-    echo "usage: $0 <table|leases|edge|timer|list> [stryker options...]" >&2
+    echo "usage: $0 <table|stores|leases|edge|timer|list> [stryker options...]" >&2
     exit 2 ;;
 esac
 shift

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import {
+  createDeadlineQueues,
+  createRedis,
+  systemClock,
+  upsertDeadline,
+  ShardedStreamsClient,
+  type DeadlineQueues,
+  type Redis,
+} from '@dominoes/platform';
+import { deadlineGroupOf, DEADLINE_QUEUE, shardOf } from '@dominoes/protocol';
+import { readTimerConfig, type TimerConfig } from '../src/config';
+import { DeadlineWorker } from '../src/deadline-worker';
+import { TimerMetrics } from '../src/metrics';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SHARDS = 4;
+const GROUPS = 2;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the worker logs, one parsed pino line each. */
+function recordingLogger() {
+  const lines: { level: number; msg: string; [field: string]: unknown }[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines };
+}
+
+/** The timer-service's worker as its module wires it, on `redisUrl`, with a key prefix of its own. */
+function workerOn(redisUrl: string, client?: ShardedStreamsClient) {
+  const config: TimerConfig = readTimerConfig({
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: `test_worker_${randomBytes(4).toString('hex')}`,
+    TABLE_SHARDS: String(SHARDS),
+    DEADLINE_GROUPS: String(GROUPS),
+    QUEUE_DEPTH_INTERVAL_MS: '100',
+  });
+  const streams =
+    client ??
+    new ShardedStreamsClient({
+      redisUrl: config.redisUrl,
+      prefix: config.redisPrefix,
+      shards: config.tableShards,
+      replyChannel: null,
+      connectionName: 'worker-test',
+    });
+  const queues: DeadlineQueues = createDeadlineQueues(config);
+  const metrics = new TimerMetrics(false);
+  const { logger, lines } = recordingLogger();
+  const worker = new DeadlineWorker(config, streams, queues, systemClock, metrics, logger);
+  return { config, streams, queues, metrics, worker, lines };
+}
+
+/** A table id of each deadline group, in group order. */
+function tableOfEachGroup(): string[] {
+  const ids: string[] = [];
+  for (let n = 0; ids.filter(Boolean).length < GROUPS; n++) {
+    const id = `W${String(n).padStart(5, '0')}`;
+    ids[deadlineGroupOf(shardOf(id, SHARDS), GROUPS)] ??= id;
+  }
+  return ids;
+}
+
+describe('deadline worker: failures, on real Redis (BullMQ)', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = createRedis(REDIS_URL, 'worker-failures-test');
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+  /** Removes every key of a worker's prefix. */
+  const clean = async (prefix: string) => {
+    const keys = await redis.keys(`*${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  };
+
+  it('runs only once started and until closed', async () => {
+    const w = workerOn(REDIS_URL);
+    try {
+      expect(w.worker.running).toBe(false);
+      w.worker.start();
+      await sleep(200);
+      expect(w.worker.running).toBe(true);
+    } finally {
+      await w.worker.close();
+      await clean(w.config.redisPrefix);
+    }
+    expect(w.worker.running).toBe(false);
+  });
+
+  it("the queue depth gauge sums every group's queue, state by state", async () => {
+    const w = workerOn(REDIS_URL);
+    try {
+      const ids = tableOfEachGroup();
+      for (const [i, tableId] of ids.entries()) {
+        await upsertDeadline(
+          w.queues.of(tableId),
+          { tableId, key: `k${i}`, dueAt: Date.now() + 60_000 },
+          60_000,
+        );
+      }
+      await w.worker.refreshDepth();
+      const values = (await w.metrics.queueDepth.get()).values;
+      const delayed = values.find((v) => v.labels.state === 'delayed');
+      expect(delayed).toEqual({ value: 2, labels: { queue: DEADLINE_QUEUE, state: 'delayed' } });
+      expect(values.find((v) => v.labels.state === 'wait')?.value).toBe(0);
+      expect(values.map((v) => v.labels.state).sort()).toEqual(
+        ['active', 'delayed', 'failed', 'prioritized', 'wait'].sort(),
+      );
+    } finally {
+      await w.queues.close();
+      await w.streams.close();
+      await clean(w.config.redisPrefix);
+    }
+  });
+
+  it('a job whose intent cannot be dispatched is logged as failed with its group, table and attempts, and fires once dispatching works', async () => {
+    const real = workerOn(REDIS_URL);
+    let down = true;
+    const dispatched: string[] = [];
+    const flaky = new Proxy(real.streams, {
+      get(target, property, receiver) {
+        if (property === 'dispatch')
+          return (envelope: { tableId: string }) => {
+            if (down) return Promise.reject(new Error('stream unreachable'));
+            dispatched.push(envelope.tableId);
+            return target.dispatch(envelope as Parameters<ShardedStreamsClient['dispatch']>[0]);
+          };
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await real.queues.close();
+    const w = workerOn(REDIS_URL, flaky);
+    const ids = tableOfEachGroup();
+    const tableId = ids[1]!;
+    try {
+      w.worker.start();
+      await upsertDeadline(w.queues.of(tableId), { tableId, key: 'kf', dueAt: Date.now() }, 0);
+      for (let i = 0; i < 100 && !w.lines.some((l) => l.msg === 'deadline job failed'); i++) await sleep(50);
+      expect(w.lines.find((l) => l.msg === 'deadline job failed')).toEqual(
+        expect.objectContaining({
+          level: 40,
+          group: 1,
+          jobId: expect.any(String),
+          tableId,
+          attempts: 1,
+          err: 'stream unreachable',
+        }),
+      );
+      down = false;
+      for (let i = 0; i < 100 && dispatched.length === 0; i++) await sleep(50);
+      expect(dispatched).toEqual([tableId]);
+    } finally {
+      await w.worker.close();
+      await clean(w.config.redisPrefix);
+    }
+  });
+});
