@@ -219,16 +219,18 @@ export interface LayoutProblems {
  * the controls, the result panel; the tiles on the board inside the board and not on each other.
  */
 export async function layoutProblems(page: Page): Promise<string[]> {
-  // A tile moving onto the board is measured where it lands (the spinner's endless turn is left alone).
-  await page.evaluate(() =>
-    Promise.all(
+  return page.evaluate(async () => {
+    // A tile moving onto the board is measured where it lands (the spinner's endless turn is left
+    // alone). The wait and the measure run in one task of the page: a move that arrives while the
+    // last slide ends starts its own slide, which is waited for too, never measured mid-way.
+    const sliding = () =>
       document
         .getAnimations()
-        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
-        .map((a) => a.finished.catch(() => undefined)),
-    ),
-  );
-  return page.evaluate(() => {
+        .filter(
+          (a) => a.playState !== 'finished' && Number.isFinite(Number(a.effect?.getComputedTiming().endTime)),
+        );
+    for (let i = 0; i < 50 && sliding().length > 0; i++)
+      await Promise.all(sliding().map((a) => a.finished.catch(() => undefined)));
     const out: string[] = [];
     const vw = document.documentElement.clientWidth;
     const vh = window.innerHeight;
