@@ -58,7 +58,7 @@ module.exports = {
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
     },
     // Several replicas, each killed under load (issue 6). `npm test` runs it with FAILOVER_TABLES
-    // unset (60 tables, to keep CI short); `npm run test:failover` runs the issue's 200.
+    // unset (30 tables, to keep CI short); `npm run test:failover` runs the issue's 200.
     {
       ...project('e2e', slow('../')),
       displayName: 'e2e-failover',

@@ -1,8 +1,11 @@
 import { errorCodes, checkStored, playAll, seatTables } from '../src/tables';
 import { TestSystem } from '../src/system';
 
-/** 200 with `npm run test:failover` (the issue's figure); 60 inside `npm test`, to keep CI short. */
-const TABLES = Number(process.env.FAILOVER_TABLES ?? 60);
+/**
+ * 200 with `npm run test:failover` (the issue's figure); 30 inside `npm test`, to keep CI short: with
+ * 60, the first test alone took 298 s of its 300 s on a loaded machine, and one CI ran out of time.
+ */
+const TABLES = Number(process.env.FAILOVER_TABLES ?? 30);
 
 async function ownedShards(system: TestSystem, instances: string[]): Promise<number> {
   let total = 0;
@@ -50,7 +53,8 @@ describe('several replicas of every service, and failures under load', () => {
     await Promise.all(tables.map((t) => t.finished));
     expect(errorCodes(tables)).toEqual({});
     await checkStored(system, tables);
-  });
+    // Longer than the matches' own 600 s: a slow run fails on their timeout, with its message.
+  }, 660_000);
 
   it('kill -9 one of 2 gateways: its clients reconnect to the other and carry on; a player on gateway A sees the table exactly as one on gateway B', async () => {
     const tables = await seatTables(system, 20, 2);
@@ -62,7 +66,7 @@ describe('several replicas of every service, and failures under load', () => {
     expect(reconnects).toBeGreaterThan(0);
     await checkStored(system, tables);
     await system.startService('gateway#1');
-  });
+  }, 360_000);
 });
 
 describe('timer-service failover', () => {
