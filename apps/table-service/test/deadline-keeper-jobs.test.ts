@@ -385,6 +385,22 @@ describe('deadline keeper: the jobs it sets on real Redis', () => {
       expect(set).toEqual([first, first + 10 * GRACE]);
     });
 
+    it('a new deadline of the same table, overdue too, gets its job at once, within the ten graces of the last one', async () => {
+      const w = memoryWorld();
+      const d1 = await open(w.engine, 'SWEEP6');
+      const d2: Deadline = { ...d1, key: `${d1.key}-next`, at: d1.at + 1 };
+      let current = d1;
+      w.engine.cachedTables = () => [{ id: 'SWEEP6', deadline: current } as TableState];
+      const clock = testClock(d2.at + GRACE);
+      const keeper = keeperOf(w.engine, { clock });
+      await keeper.sweep();
+      expect((await jobs()).get('SWEEP6')?.data.key).toBe(d1.key);
+      current = d2;
+      clock.at += 1;
+      await keeper.sweep();
+      expect((await jobs()).get('SWEEP6')?.data.key).toBe(d2.key);
+    });
+
     it('a table with no deadline gets no job', async () => {
       const w = memoryWorld();
       await open(w.engine, 'SWEEP3');
