@@ -220,16 +220,17 @@ export interface LayoutProblems {
  */
 export async function layoutProblems(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
-    // A tile moving onto the board is measured where it lands (the spinner's endless turn is left
-    // alone). The wait and the measure run in one task of the page: a move that arrives while the
-    // last slide ends starts its own slide, which is waited for too, never measured mid-way.
+    // A tile moving onto the board (the `arrive` slide) is measured where it lands; the clock's
+    // ring and the spinner, which move all the time, are left alone. The wait and the measure run in
+    // one task of the page: a move that arrives while the last slide ends starts its own slide,
+    // which is waited for too, never measured mid-way.
     const sliding = () =>
       document
         .getAnimations()
         .filter(
-          (a) => a.playState !== 'finished' && Number.isFinite(Number(a.effect?.getComputedTiming().endTime)),
+          (a) => a.playState !== 'finished' && a instanceof CSSAnimation && a.animationName === 'arrive',
         );
-    for (let i = 0; i < 50 && sliding().length > 0; i++)
+    for (let i = 0; i < 20 && sliding().length > 0; i++)
       await Promise.all(sliding().map((a) => a.finished.catch(() => undefined)));
     const out: string[] = [];
     const vw = document.documentElement.clientWidth;
