@@ -61,6 +61,9 @@ export function run(
       log?.end();
       resolve({ code, stdout, stderr, seconds: (Date.now() - started) / 1000 });
     });
+    // A command that exits before reading its input (docker-compose ps does, at times) closes the
+    // pipe: that EPIPE is no failure of the command (its exit code says), and must not throw.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }
