@@ -1,5 +1,4 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { recordingLogger } from '../../../libs/platform/src/test-logger';
 import {
   createDeadlineQueue,
   createLogger,
@@ -8,6 +7,7 @@ import {
   systemClock,
   type Clock,
   type DeadlineQueue,
+  type Logger,
   type PrismaClient,
 } from '@dominoes/platform';
 import { shardOf, type DeadlineJob } from '@dominoes/protocol';
@@ -24,18 +24,6 @@ import { InMemoryTableStore } from './support/in-memory-table-store';
 const SHARDS = 4;
 const GRACE = 2000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** What the keeper logs, one parsed pino line each. */
-function recordingLogger() {
-  const lines: { level: number; msg: string; [field: string]: unknown }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
 /** A clock the test moves. */
 function testClock(start: number): Clock & { at: number } {
@@ -91,7 +79,7 @@ describe('deadline keeper: the jobs it sets on real Redis', () => {
       store?: TableStore;
       owns?: (tableId: string) => boolean;
       jobsOn?: DeadlineQueue;
-      logger?: pino.Logger;
+      logger?: Logger;
     } = {},
   ) =>
     new DeadlineKeeper(

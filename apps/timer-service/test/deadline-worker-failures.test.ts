@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { recordingLogger } from '../../../libs/platform/src/test-logger';
 import {
   createDeadlineQueues,
   createRedis,
@@ -19,18 +18,6 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SHARDS = 4;
 const GROUPS = 2;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** What the worker logs, one parsed pino line each. */
-function recordingLogger() {
-  const lines: { level: number; msg: string; [field: string]: unknown }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
 /** The timer-service's worker as its module wires it, on `redisUrl`, with a key prefix of its own. */
 function workerOn(redisUrl: string, client?: ShardedStreamsClient) {
