@@ -128,19 +128,19 @@ export class SeatRouter {
       );
       return;
     }
-    // The end of an intent's trace: each seat's view going out, one span per seat with sockets here
-    // (a child of the table-service's span; no span at all while tracing is off).
-    header.seats.forEach(({ seat, playerId }, i) => {
-      const conns = table.seats.get(seat);
-      if (!conns) return;
-      const send = (): void => this.send(conns, header, seat, playerId, viewJson[i]!);
-      if (header.traceparent)
-        withRemoteParent(header.traceparent, 'ws.view', send, {
-          kind: SpanKind.CONSUMER,
-          attributes: { 'dominoes.table': header.tableId, 'dominoes.seat': seat },
-        });
-      else send();
-    });
+    const send = (): void => {
+      header.seats.forEach(({ seat, playerId }, i) => {
+        const conns = table.seats.get(seat);
+        if (conns) this.send(conns, header, seat, playerId, viewJson[i]!);
+      });
+    };
+    // The end of an intent's trace: its views going out (a child of the table-service's span).
+    if (header.traceparent)
+      withRemoteParent(header.traceparent, 'ws.view', send, {
+        kind: SpanKind.CONSUMER,
+        attributes: { 'dominoes.table': header.tableId },
+      });
+    else send();
   }
 
   private send(
