@@ -37,13 +37,12 @@ const collect = collectViews;
 
 /** The change's views of every seat, each its own (a hand of its own in `game` would be the secret). */
 function change(version: number): SeatEvent[] {
-  const cause = { intentId: `change-${version}`, sentAt: Date.now() };
   return ['Ana', 'Bruno', 'Caio', 'Dora'].map((name, seat) => ({
     tableId: TABLE,
     seat,
     version,
     view: { ...viewFor(TABLE, seat, players[name]!.playerId), target: 100 + seat },
-    cause,
+    cause: { intentId: `change-${version}`, sentAt: Date.now() },
   }));
 }
 
@@ -129,7 +128,6 @@ it("a gateway unsubscribes from the table when its last socket bound to any of t
   expect(await subscribers()).toBe(2);
 
   /** `gone` closes; `stays` (bound to `seat`) keeps its gateway subscribed and still gets its view. */
-  let version = 10;
   const keptAfter = async (
     gone: DominoesClient,
     stays: DominoesClient,
@@ -140,7 +138,7 @@ it("a gateway unsubscribes from the table when its last socket bound to any of t
     await sleep(300);
     expect(await subscribers()).toBe(subscriptions);
     const views = collect(stays);
-    await fake.publishViews(prefix, ...change((version += 1)));
+    await fake.publishViews(prefix, ...change(10 + seat));
     await waitFor(() => views.length === 1, 2000, `seat ${seat}'s view after the other socket left`);
     expect(views[0]!.view.you.seat).toBe(seat);
     return views;
