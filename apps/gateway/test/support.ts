@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import {
-  DominoesClient,
-  type SocketLike,
   INTENT_FIELD,
   INTENT_GROUP,
   IntentEnvelopeSchema,
   redisNames,
   type IntentEnvelope,
   type IntentReply,
-  encodeTableViews,
+  encodeSeatEvent,
   type SeatEvent,
   type TableView,
 } from '@dominoes/protocol';
@@ -138,11 +136,10 @@ export class FakeTableService {
     }
   }
 
-  /** One change's views of some seats of one table, as the table-service publishes them (one message). */
-  publishViews(prefix: string, ...events: SeatEvent[]): Promise<number> {
+  publishSeatEvent(prefix: string, event: SeatEvent): Promise<number> {
     return this.publisher.publish(
-      redisNames(prefix, SHARDS).viewsChannel(events[0]!.tableId),
-      encodeTableViews(events),
+      redisNames(prefix, SHARDS).seatChannel(event.tableId, event.seat),
+      encodeSeatEvent(event),
     );
   }
 
@@ -160,28 +157,6 @@ export class FakeTableService {
     await this.publisher.del(...this.streams);
     await Promise.all([this.reader.quit(), this.publisher.quit()]);
   }
-}
-
-/** A protocol client connected to `wsUrl` with `token`, kept in `clients` (for the suite to close). */
-export async function connectClient(
-  wsUrl: string,
-  token: string,
-  clients: DominoesClient[],
-): Promise<DominoesClient> {
-  const client = new DominoesClient({
-    socketFactory: (url: string) => new WebSocket(url) as unknown as SocketLike,
-    replyTimeoutMs: 5000,
-  });
-  clients.push(client);
-  await client.connect(wsUrl, token);
-  return client;
-}
-
-/** Every view a client receives from now on, in order. */
-export function collectViews(client: DominoesClient): { view: TableView; version: number }[] {
-  const views: { view: TableView; version: number }[] = [];
-  client.onView((view, version) => views.push({ view, version }));
-  return views;
 }
 
 export function viewFor(

@@ -1,18 +1,19 @@
+import WebSocket from 'ws';
 import {
+  DominoesClient,
   ProtocolError,
   redisNames,
-  type DominoesClient,
   type IntentEnvelope,
-  encodeTableViews,
+  encodeSeatEvent,
   type SeatEvent,
+  type SocketLike,
+  type TableView,
 } from '@dominoes/protocol';
 import type { GatewayApp } from '../src/gateway-app';
 import {
   FakeTableService,
   RawSocket,
   SHARDS,
-  collectViews,
-  connectClient,
   eventually,
   identity,
   sleep,
@@ -38,8 +39,14 @@ let wsUrl: string;
 const players: Record<string, { token: string; playerId: string }> = {};
 const clients: DominoesClient[] = [];
 
-const connect = (name: string): Promise<DominoesClient> =>
-  connectClient(wsUrl, players[name]!.token, clients);
+const factory = (url: string) => new WebSocket(url) as unknown as SocketLike;
+
+async function connect(name: string): Promise<DominoesClient> {
+  const client = new DominoesClient({ socketFactory: factory, replyTimeoutMs: 5000 });
+  clients.push(client);
+  await client.connect(wsUrl, players[name]!.token);
+  return client;
+}
 
 const seatOf: Record<string, number> = {};
 const received = (predicate: (e: IntentEnvelope) => boolean) => fake.received.filter(predicate);
@@ -54,7 +61,11 @@ function event(
   return { tableId, seat, version, view: viewFor(tableId, seat, playerId), cause };
 }
 
-const collect = collectViews;
+function collect(client: DominoesClient): { view: TableView; version: number }[] {
+  const views: { view: TableView; version: number }[] = [];
+  client.onView((view, version) => views.push({ view, version }));
+  return views;
+}
 
 beforeAll(async () => {
   fake = new FakeTableService(prefix);
@@ -136,20 +147,17 @@ it('views go only to the sockets bound to their seat', async () => {
   const caio = await connect('Caio'); // authenticated, never joins
   const seen = { ana: collect(ana), ana2: collect(ana2), bruno: collect(bruno), caio: collect(caio) };
   await Promise.all([ana.join(TABLE), ana2.join(TABLE), bruno.join(TABLE)]);
-  const table = names.viewsChannel(TABLE);
-  expect(await fake.numsub(table)).toBe(1); // ONE subscription for the table's three sockets of two seats
-  expect(await fake.numsub(names.viewsChannel(OTHER))).toBe(0);
+  const seat0 = names.seatChannel(TABLE, 0);
+  const seat1 = names.seatChannel(TABLE, 1);
+  expect(await fake.numsub(seat0)).toBe(1); // ONE subscription for the two sockets of seat 0
+  expect(await fake.numsub(seat1)).toBe(1);
+  expect(await fake.numsub(names.seatChannel(TABLE, 2))).toBe(0);
 
   const anaId = players['Ana']!.playerId;
   const brunoId = players['Bruno']!.playerId;
-  // One change's views of three seats, in one message (seat 2's player is Caio, who never joined).
-  const cause = { intentId: 'x', sentAt: Date.now() - 5 };
-  await fake.publishViews(
-    prefix,
-    event(TABLE, 0, anaId, 10, cause),
-    event(TABLE, 1, brunoId, 10, cause),
-    event(TABLE, 2, players['Caio']!.playerId, 10, cause),
-  );
+  await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 10, { intentId: 'x', sentAt: Date.now() - 5 }));
+  await fake.publishSeatEvent(prefix, event(TABLE, 1, brunoId, 10));
+  await fake.publishSeatEvent(prefix, event(TABLE, 2, players['Caio']!.playerId, 10));
   await waitFor(
     () => seen.ana.length === 1 && seen.ana2.length === 1 && seen.bruno.length === 1,
     2000,
@@ -161,35 +169,28 @@ it('views go only to the sockets bound to their seat', async () => {
   expect(seen.bruno.map((v) => [v.view.you.seat, v.version])).toEqual([[1, 10]]);
   expect(seen.caio).toEqual([]);
 
-  // Dropped: not JSON, not a table's views, another table's views on this table's channel, a
-  // header without its seats or cause, a header that is not JSON, fewer views than seats listed, a
-  // view made for another player, an older version. Then a newer one arrives.
-  await fake.publishRaw(table, 'not json');
-  await fake.publishRaw(table, JSON.stringify({ tableId: TABLE }));
-  await fake.publishRaw(table, encodeTableViews([event(OTHER, 0, anaId, 11)]));
-  await fake.publishRaw(table, `${JSON.stringify({ tableId: TABLE, seat: 0, version: 11 })}\n{}`);
-  await fake.publishRaw(table, 'not json\n{}');
-  await fake.publishRaw(
-    table,
-    encodeTableViews([event(TABLE, 0, anaId, 11), event(TABLE, 1, brunoId, 11)])
-      .split('\n')
-      .slice(0, 2)
-      .join('\n'),
-  );
-  await fake.publishViews(prefix, { ...event(TABLE, 0, brunoId, 12) });
-  await fake.publishViews(prefix, event(TABLE, 0, anaId, 9));
-  await fake.publishViews(prefix, event(TABLE, 0, anaId, 13));
+  // Dropped: not JSON, not a SeatEvent, a seat-1 event on seat 0's channel, a header without a
+  // player or cause, a header that is not JSON, a view made for
+  // another player, an older version. Then a newer one arrives.
+  await fake.publishRaw(seat0, 'not json');
+  await fake.publishRaw(seat0, JSON.stringify({ tableId: TABLE }));
+  await fake.publishRaw(seat0, encodeSeatEvent(event(TABLE, 1, brunoId, 11)));
+  await fake.publishRaw(seat0, `${JSON.stringify({ tableId: TABLE, seat: 0, version: 11 })}\n{}`);
+  await fake.publishRaw(seat0, 'not json\n{}');
+  await fake.publishSeatEvent(prefix, { ...event(TABLE, 0, brunoId, 12) });
+  await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 9));
+  await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 13));
   await waitFor(() => seen.ana.length === 2, 2000, 'the newer view');
   await sleep(100);
   expect(seen.ana.map((v) => v.version)).toEqual([10, 13]);
   expect(seen.ana2.map((v) => v.version)).toEqual([10, 13]);
   expect(seen.bruno.map((v) => v.version)).toEqual([10]);
   // Equal versions are sent again (a sync answers with the current version).
-  await fake.publishViews(prefix, event(TABLE, 0, anaId, 13));
+  await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 13));
   await waitFor(() => seen.ana.length === 3, 2000, 'the same version again');
 
   const metrics = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
-  expect(metrics).toMatch(/dominoes_action_to_view_seconds_count 3\b/); // one change with a cause, three sockets
+  expect(metrics).toMatch(/dominoes_action_to_view_seconds_count 2\b/); // one event with a cause, two sockets
   expect(metrics).toMatch(/dominoes_open_sockets 4\b/);
 });
 
@@ -223,7 +224,7 @@ it('a refused join leaves the socket bound where it was', async () => {
   await ana.join(TABLE);
   const refused = await ana.join('ZZZZZZZZZZZZ').catch((e: unknown) => e);
   expect((refused as ProtocolError).code).toBe('TABLE_NOT_FOUND');
-  expect(await fake.numsub(names.viewsChannel(TABLE))).toBe(1);
+  expect(await fake.numsub(names.seatChannel(TABLE, 0))).toBe(1);
   fake.received.length = 0;
   await ana.sync();
   expect(received((e) => e.intentId.startsWith(players['Ana']!.playerId)).map((e) => e.tableId)).toEqual([
@@ -235,7 +236,7 @@ it('a refused join leaves the socket bound where it was', async () => {
 it('joining another table ends the old binding (presence false there) and binds the new seat', async () => {
   const ana = await connect('Ana');
   await ana.join(TABLE);
-  const old = names.viewsChannel(TABLE);
+  const old = names.seatChannel(TABLE, 0);
   await waitFor(() => received((e) => e.intent.kind === 'sync' && e.tableId === TABLE).length > 0, 2000);
   fake.received.length = 0;
   await ana.join(OTHER);
@@ -254,10 +255,10 @@ it('joining another table ends the old binding (presence false there) and binds 
     }),
   ]);
   expect(await fake.numsub(old)).toBe(0);
-  expect(await fake.numsub(names.viewsChannel(OTHER))).toBe(1);
+  expect(await fake.numsub(names.seatChannel(OTHER, 0))).toBe(1);
   const views = collect(ana);
-  await fake.publishViews(prefix, event(TABLE, 0, players['Ana']!.playerId, 50));
-  await fake.publishViews(prefix, event(OTHER, 0, players['Ana']!.playerId, 2));
+  await fake.publishSeatEvent(prefix, event(TABLE, 0, players['Ana']!.playerId, 50));
+  await fake.publishSeatEvent(prefix, event(OTHER, 0, players['Ana']!.playerId, 2));
   await waitFor(() => views.length === 1, 2000);
   await sleep(50);
   expect(views.map((v) => [v.view.tableId, v.version])).toEqual([[OTHER, 2]]);
@@ -273,7 +274,7 @@ it('joining another table ends the old binding (presence false there) and binds 
 it('closing a bound socket sends presence {connected:false} as `<connectionId>:closed` and unsubscribes', async () => {
   const bruno = await connect('Bruno');
   await bruno.join(TABLE);
-  const channel = names.viewsChannel(TABLE);
+  const channel = names.seatChannel(TABLE, 1);
   expect(await fake.numsub(channel)).toBe(1);
   const join = received((e) => e.intent.kind === 'join' && e.player?.name === 'Bruno').pop()!;
   fake.received.length = 0;
@@ -295,7 +296,7 @@ it('after leave the socket is no longer bound: no views, NOT_SEATED', async () =
   const caio = await connect('Caio');
   await caio.join(TABLE);
   await caio.leave();
-  const channel = names.viewsChannel(TABLE);
+  const channel = names.seatChannel(TABLE, 2);
   expect(await fake.numsub(channel)).toBe(0);
   const refused = await caio.pass().catch((e: unknown) => e);
   expect((refused as ProtocolError).code).toBe('NOT_SEATED');
@@ -309,7 +310,7 @@ it('watches sent faster than a subscription: each table gets its watch before it
   const asks = [TABLE, OTHER, TABLE, OTHER].map((table, i) => ({ type: 'watch', id: `burst-${i}`, table }));
   for (const ask of asks) raw.send(ask);
   await eventually(
-    async () => asks.every((a) => raw.frames.some((f) => f['id'] === a.id)),
+    () => asks.every((a) => raw.frames.some((f) => f['id'] === a.id)),
     5000,
     'an answer to every watch',
   );

@@ -73,7 +73,7 @@ export class TableServiceModule {
               new TableWatchers(redis, names, shards),
               (channel, message) => publishOn(redis, onCluster(redis), channel, message),
               names,
-              new RedisSeatPublisher(redis, names, logger),
+              new RedisSeatPublisher(redis, names),
               logger,
             ),
         },
@@ -89,7 +89,7 @@ export class TableServiceModule {
           ) => {
             const engine = new TableEngine({
               store,
-              publisher: new RedisSeatPublisher(redis, names, logger),
+              publisher: new RedisSeatPublisher(redis, names),
               lobby: new RedisLobbyPublisher(redis, names),
               clock,
               durations: config.durations,

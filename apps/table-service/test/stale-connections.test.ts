@@ -1,7 +1,6 @@
 import { createLogger, createPrisma, createRedis, type PrismaClient, type Redis } from '@dominoes/platform';
 import {
   parseConnectionId,
-  parseTableViews,
   redisNames,
   type IntentEnvelope,
   type RedisNames,
@@ -149,9 +148,9 @@ describe('stale connections: seats of a gateway that died without closing its so
     const watcher = (turn + 1) % 4;
     const views: TableView[] = [];
     subscriber.on('message', (_channel: string, message: string) =>
-      views.push(...parseTableViews(message).flatMap((e) => (e.seat === watcher ? [e.view] : []))),
+      views.push(JSON.parse(message.slice(message.indexOf('\n') + 1)) as TableView),
     );
-    await subscriber.subscribe(names.viewsChannel(tableId));
+    await subscriber.subscribe(names.seatChannel(tableId, watcher));
 
     const s = sweeper();
     expect(await s.sweep()).toBe(0);

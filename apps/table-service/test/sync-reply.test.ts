@@ -29,7 +29,7 @@ describe('sync: the view in the reply, nothing on the seat channel', () => {
   beforeAll(async () => {
     harness = await startEngineHarness('sync_reply');
     subscriber = createRedis(harness.stores.redisUrl, 'sync-reply-test-sub');
-    await subscriber.subscribe(harness.names.viewsChannel(TABLE));
+    await subscriber.subscribe(harness.names.seatChannel(TABLE, 0));
     subscriber.on('message', (_channel: string, message: string) => published.push(message));
     engine = harness.engine();
     expect(

@@ -10,7 +10,7 @@ import {
   type Redis,
 } from '@dominoes/platform';
 import {
-  parseTableViews,
+  parseSeatEvent,
   redisNames,
   shardOf,
   type IntentEnvelope,
@@ -141,9 +141,10 @@ describe('table engine on real Postgres and Redis', () => {
       const views = new Map<number, TableView>();
       const names = redisNames(stores.redisPrefix);
       subscriber.on('message', (_channel: string, message: string) => {
-        for (const event of parseTableViews(message)) views.set(event.seat, event.view);
+        const event = parseSeatEvent(message);
+        views.set(event.seat, event.view);
       });
-      await subscriber.subscribe(names.viewsChannel('EXPIR1'));
+      await subscriber.subscribe(names.seatChannel('EXPIR1', 0), names.seatChannel('EXPIR1', 1));
       try {
         at += TTL_MS;
         expect(await e.handle(deadline('EXPIR1', '2'))).toMatchObject({ ok: true });

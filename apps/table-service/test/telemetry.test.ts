@@ -12,7 +12,7 @@ import {
 } from '@dominoes/platform';
 import {
   redisNames,
-  parseTableViews,
+  parseSeatEvent,
   type IntentEnvelope,
   type SeatEvent,
   type TableIntent,
@@ -62,9 +62,9 @@ describe('table-service tracing: the views and the deadline an intent causes car
     redis = createRedis(stores.redisUrl, 'telemetry-test');
     subscriber = createRedis(stores.redisUrl, 'telemetry-test-views');
     subscriber.on('pmessage', (_p: string, _c: string, message: string) =>
-      events.push(...parseTableViews(message)),
+      events.push(parseSeatEvent(message)),
     );
-    await subscriber.psubscribe(`${stores.redisPrefix}:{shard:*}:table:TRACED:views`);
+    await subscriber.psubscribe(`${stores.redisPrefix}:{shard:*}:table:TRACED:seat:*`);
   });
   afterAll(async () => {
     subscriber?.disconnect();

@@ -89,7 +89,6 @@ describe('turn clock on real Postgres and Redis (P16, P17, auto-pass)', () => {
     const before = await table('CLOCK1');
     const logBefore = before.match!.round!.log.length;
     at += 7_000; // 7 s into its turn
-    await channels.settle(); // the views so far leave with the next write to Redis (decision 0027)
     channels.take();
     const jobs = scheduledFor('CLOCK1').length;
 
@@ -161,8 +160,6 @@ describe('turn clock on real Postgres and Redis (P16, P17, auto-pass)', () => {
     expect(start.deadline).toMatchObject({ kind: 'turn', seat: mover, at: startedAt + TURN_MS });
     const jobs = scheduledFor('CLOCK4').length;
     const drop = envelopes('CLOCK4', 'drop-');
-    // The start's views leave with the next write to Redis (decision 0027): let them arrive first.
-    await channels.settle();
     channels.take();
 
     at += 10_000;

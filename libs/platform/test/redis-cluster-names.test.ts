@@ -19,14 +19,17 @@ describe('Redis names on a cluster: one hash tag per shard, per gateway, per dea
     }
     for (const tableId of ['ABCDEFGHJKLM', 'T1', 'ZZZZZZZZZZZZ', 'table-with-dashes']) {
       const shard = shardOf(tableId, 16);
-      expect(calculateSlot(names.viewsChannel(tableId))).toBe(calculateSlot(names.intentStream(shard)));
+      for (let seat = 0; seat < 4; seat++)
+        expect(calculateSlot(names.seatChannel(tableId, seat))).toBe(
+          calculateSlot(names.intentStream(shard)),
+        );
     }
   });
 
-  it("the views channels carry the table's shard under TABLE_SHARDS, not a fixed 16", () => {
+  it("the seat channels carry the table's shard under TABLE_SHARDS, not a fixed 16", () => {
     const four = redisNames('p', 4);
     const tableId = 'ABCDEFGHJKLM';
-    expect(four.viewsChannel(tableId)).toBe(`p:{shard:${shardOf(tableId, 4)}}:table:${tableId}:views`);
+    expect(four.seatChannel(tableId, 0)).toBe(`p:{shard:${shardOf(tableId, 4)}}:table:${tableId}:seat:0`);
   });
 
   it("a gateway's heartbeat, control and reply channels share the gateway's slot", () => {

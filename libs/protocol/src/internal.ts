@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorCodeSchema, CreateTableRequestSchema } from './messages';
 import { ActionSchema } from './actions';
 import { TableViewSchema } from './views';
-import { decodeHeaderLine } from './header-line';
+import { decodeHeaderLine, type DecodedHeaderLine } from './header-line';
 
 /*
  * Messages between the services. They travel over Redis: intents on one stream per shard
@@ -82,7 +82,7 @@ export const GatewayControlSchema = z.object({
 });
 export type GatewayControl = z.infer<typeof GatewayControlSchema>;
 
-/** One seat's new view of a stored change (the table-service publishes a table's seats together). */
+/** One seat's new view, published on that seat's channel after the change is stored. */
 export const SeatEventSchema = z.object({
   tableId: z.string(),
   seat: z.number().int(),
@@ -95,88 +95,54 @@ export const SeatEventSchema = z.object({
 export type SeatEvent = z.infer<typeof SeatEventSchema>;
 
 /**
- * What a gateway needs of a table's views to route them: everything but the views. On the wire
- * (the table's views channel, `RedisNames.viewsChannel`) the message is this header as one JSON
- * line, then one line per entry of `seats`, in that order: that seat's view as JSON
- * (`encodeTableViews`). One message per change carries every seat's view (decision 0027); the
- * gateway checks the small header and passes each line's text on to the sockets bound to that seat
- * alone, without parsing, checking and writing it out again (docs/performance.md).
+ * What the gateway needs of a seat event to route it: everything but the view. On the wire a seat
+ * event is this header as one JSON line, a newline, then the view as JSON (`encodeSeatEvent`), so
+ * that the gateway checks the small header and passes the view's text on to the sockets without
+ * parsing, checking and writing it out again (docs/performance.md: that was half the gateway's CPU).
  */
-export const TableViewsHeaderSchema = z.object({
+export const SeatEventHeaderSchema = z.object({
   tableId: z.string(),
+  seat: z.number().int(),
   version: z.number().int(),
+  /** The player the view was made for (`view.you.playerId`). */
+  playerId: z.string().nullable(),
   cause: SeatEventSchema.shape.cause,
   traceparent: z.string().optional(),
-  /** The seats whose views follow, line by line, each with the player it was made for (`view.you.playerId`). */
-  seats: z
-    .array(z.object({ seat: z.number().int(), playerId: z.string().nullable() }))
-    .min(1)
-    .refine((seats) => new Set(seats.map((s) => s.seat)).size === seats.length, 'a seat is listed twice'),
 });
-export type TableViewsHeader = z.infer<typeof TableViewsHeaderSchema>;
+export type SeatEventHeader = z.infer<typeof SeatEventHeaderSchema>;
 
-/**
- * The views of one table's change as published: header line, then one view JSON per line.
- * JSON.stringify escapes every newline inside strings, so the lines cannot be confused. Every event
- * must be of the same table, version, cause and trace, each view of its own seat.
- */
-export function encodeTableViews(events: readonly SeatEvent[]): string {
-  const first = events[0];
-  if (!first) throw new Error('no views to publish');
-  const lines: string[] = [];
-  const seats: TableViewsHeader['seats'] = [];
-  for (const event of events) {
-    if (event.view.you.seat !== event.seat)
-      throw new Error(`a view of seat ${event.view.you.seat} cannot be published for seat ${event.seat}`);
-    if (
-      event.tableId !== first.tableId ||
-      event.version !== first.version ||
-      event.cause?.intentId !== first.cause?.intentId ||
-      event.cause?.sentAt !== first.cause?.sentAt ||
-      event.traceparent !== first.traceparent
-    )
-      throw new Error('the views of one message must be of one table, version, cause and trace');
-    seats.push({ seat: event.seat, playerId: event.view.you.playerId });
-    lines.push(JSON.stringify(event.view));
-  }
-  const header: TableViewsHeader = {
-    tableId: first.tableId,
-    version: first.version,
-    cause: first.cause,
-    ...(first.traceparent ? { traceparent: first.traceparent } : {}),
-    seats,
+/** A seat event as published: header line, newline, view JSON. */
+export function encodeSeatEvent(event: SeatEvent): string {
+  if (event.view.you.seat !== event.seat)
+    throw new Error(`a view of seat ${event.view.you.seat} cannot be published for seat ${event.seat}`);
+  const header: SeatEventHeader = {
+    tableId: event.tableId,
+    seat: event.seat,
+    version: event.version,
+    playerId: event.view.you.playerId,
+    cause: event.cause,
+    ...(event.traceparent ? { traceparent: event.traceparent } : {}),
   };
-  return `${JSON.stringify(header)}\n${lines.join('\n')}`;
+  // JSON.stringify escapes every newline inside strings, so the first '\n' ends the header.
+  return `${JSON.stringify(header)}\n${JSON.stringify(event.view)}`;
 }
 
-export type DecodedTableViews =
-  { ok: true; header: TableViewsHeader; viewJson: readonly string[] } | { ok: false; reason: string };
+export type DecodedSeatEvent = DecodedHeaderLine<SeatEventHeader>;
 
 /**
- * The gateway's side: checks the header and that there is one JSON object per listed seat; the
- * views stay text (`viewJson[i]` is `header.seats[i]`'s). The view's shape is the table-service's
- * promise (built by `libs/rules`, checked against `TableViewSchema` in the tests); `parseTableViews`
- * checks all of it where the cost does not matter.
+ * The gateway's side: checks the header; the view stays text. The view's shape is the
+ * table-service's promise (it is built by `libs/rules` and checked against `TableViewSchema` in
+ * the tests); `parseSeatEvent` checks all of it where the cost does not matter.
  */
-export function decodeTableViews(message: string): DecodedTableViews {
-  const decoded = decodeHeaderLine(message, TableViewsHeaderSchema);
-  if (!decoded.ok) return decoded;
-  const viewJson = decoded.viewJson.split('\n');
-  if (viewJson.length !== decoded.header.seats.length)
-    return { ok: false, reason: `${decoded.header.seats.length} seats listed, ${viewJson.length} views` };
-  if (!viewJson.every((v) => v.startsWith('{') && v.endsWith('}')))
-    return { ok: false, reason: 'a view is not a JSON object' };
-  return { ok: true, header: decoded.header, viewJson };
-}
+export const decodeSeatEventHeader = (message: string): DecodedSeatEvent =>
+  decodeHeaderLine(message, SeatEventHeaderSchema);
 
-/** Every seat's whole event, views checked too (tests, tools). Throws on anything malformed. */
-export function parseTableViews(message: string): SeatEvent[] {
-  const decoded = decodeTableViews(message);
-  if (!decoded.ok) throw new Error(`not a table's views: ${decoded.reason}`);
-  const { seats, ...rest } = decoded.header;
-  return seats.map(({ seat }, i) =>
-    SeatEventSchema.parse({ ...rest, seat, view: JSON.parse(decoded.viewJson[i]!) }),
-  );
+/** The whole event, view checked too (tests, tools). Throws on anything malformed. */
+export function parseSeatEvent(message: string): SeatEvent {
+  const decoded = decodeSeatEventHeader(message);
+  if (!decoded.ok) throw new Error(`not a seat event: ${decoded.reason}`);
+  const { playerId: _playerId, ...rest } = decoded.header;
+  return SeatEventSchema.parse({ ...rest, view: JSON.parse(decoded.viewJson) });
 }
 
 /** A BullMQ job of the "deadlines" queue: one per table, replaced at every change. */

@@ -4,7 +4,7 @@ import { ERROR_CODES } from './errors';
 import {
   IntentEnvelopeSchema,
   IntentReplySchema,
-  TableViewsHeaderSchema,
+  SeatEventHeaderSchema,
   DeadlineJobSchema,
   GatewayControlSchema,
 } from './internal';
@@ -109,8 +109,8 @@ export function renderProtocolDoc(): string {
     section('Between services (Redis)', {
       'intent (stream <prefix>:{shard:<shard>}:intents)': IntentEnvelopeSchema,
       'reply (channel <prefix>:{gateway:<gateway>}:replies)': IntentReplySchema,
-      "seat views (channel <prefix>:{shard:<shard of id>}:table:<id>:views, one message per stored change): this header as one JSON line, then one line per entry of seats, in that order: that seat's TableView as JSON":
-        TableViewsHeaderSchema,
+      "seat view (channel <prefix>:{shard:<shard of id>}:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
+        SeatEventHeaderSchema,
       'spectator view (channel <prefix>:{shard:<shard of id>}:table:<id>:spectators, only while someone watches): this header as one JSON line, a newline, then the SpectatorView as JSON':
         SpectatorEventHeaderSchema,
       'deadline job (BullMQ queue "deadlines")': DeadlineJobSchema,

@@ -36,11 +36,11 @@ export function deadlineGroupOf(shard: number, groups: number): number {
  *
  * Redis Cluster (decision 0025): every name holds a hash tag (`{...}`), the part of the name
  * Redis hashes to find its slot. Everything of a shard (its intent stream, its lease, the seat
- * channels of its tables: views, spectators, chat) is tagged `{shard:N}`, so it lives on one node; everything of a gateway
+ * channels of its tables) is tagged `{shard:N}`, so it lives on one node; everything of a gateway
  * (heartbeat, control and reply channels) `{gateway:ID}`; a deadline queue group's BullMQ keys
  * `{deadlines:G}` (BullMQ's scripts touch several keys of a queue at once, so they must share a
  * slot). No command ever names two tags. On one Redis the tags are just characters of the names.
- * `shards` (TABLE_SHARDS) is needed for the table channels: a table's channels carry its shard.
+ * `shards` (TABLE_SHARDS) is needed for the seat channels: a table's channels carry its shard.
  */
 export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX, shards: number = DEFAULT_TABLE_SHARDS) {
   const shardTag = (shard: number): string => `${prefix}:{shard:${shard}}`;
@@ -51,12 +51,8 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX, shards: number
     /** BullMQ's own key prefix of deadline queue group `group` (hash-tagged: one slot per group). */
     bullPrefix: (group: number): string => `${prefix}:bull:{deadlines:${group}}`,
     intentStream: (shard: number): string => `${shardTag(shard)}:intents`,
-    /**
-     * A table's seat views (decision 0027): one message per stored change with every seat's view,
-     * which each gateway splits to the sockets bound to each seat. A gateway subscribes while it
-     * has a socket bound to a seat of the table.
-     */
-    viewsChannel: (tableId: string): string => `${shardTag(shardOf(tableId, shards))}:table:${tableId}:views`,
+    seatChannel: (tableId: string, seat: number): string =>
+      `${shardTag(shardOf(tableId, shards))}:table:${tableId}:seat:${seat}`,
     replyChannel: (gatewayId: string): string => `${gatewayTag(gatewayId)}:replies`,
     shardLease: (shard: number): string => `${shardTag(shard)}:lease`,
     /** Live table-service replicas: a sorted set of heartbeats (one key, its own slot). */

@@ -62,7 +62,7 @@ export function encodeSpectatorEvent(event: SpectatorEvent): string {
 
 export type DecodedSpectatorEvent = DecodedHeaderLine<SpectatorEventHeader>;
 
-/** The gateway's side: checks the header, the view stays text (as `decodeTableViews`). */
+/** The gateway's side: checks the header, the view stays text (as `decodeSeatEventHeader`). */
 export const decodeSpectatorEventHeader = (message: string): DecodedSpectatorEvent =>
   decodeHeaderLine(message, SpectatorEventHeaderSchema);
 

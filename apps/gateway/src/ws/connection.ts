@@ -5,6 +5,7 @@ import { TokenBucket } from './token-bucket';
 export interface SeatBinding {
   readonly tableId: string;
   readonly seat: number;
+  readonly channel: string;
 }
 
 /** Above this many bytes queued for a socket, it is a reader that cannot keep up: it is closed. */

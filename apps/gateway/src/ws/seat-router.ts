@@ -1,4 +1,9 @@
-import { decodeTableViews, viewFrameText, type RedisNames, type TableViewsHeader } from '@dominoes/protocol';
+import {
+  decodeSeatEventHeader,
+  viewFrameText,
+  type RedisNames,
+  type SeatEventHeader,
+} from '@dominoes/protocol';
 import {
   SpanKind,
   subscriberOf,
@@ -13,15 +18,12 @@ import type { Connection } from './connection';
 /**
  * Routes each seat's views to the sockets bound to that seat, and to no other socket.
  *
- * The gateway holds ONE Redis subscriber connection. It is subscribed to a table's views channel
- * while at least one local socket is bound to a seat of that table, and unsubscribes when the last
- * one goes. A message on it carries every seat's view of one change (decision 0027); each view goes
- * to the sockets bound to its own seat, made for its player. On a cluster the subscriptions are
- * sharded (SSUBSCRIBE, to the node of each channel's slot).
+ * The gateway holds ONE Redis subscriber connection. It is subscribed to a seat channel while at
+ * least one local socket is bound to that seat, and unsubscribes when the last one goes. On a
+ * cluster the subscriptions are sharded (SSUBSCRIBE, to the node of each channel's slot).
  */
 export class SeatRouter {
-  /** Per views channel: its table, and per seat the local sockets bound to it. */
-  private readonly bound = new Map<string, { tableId: string; seats: Map<number, Set<Connection>> }>();
+  private readonly bound = new Map<string, Set<Connection>>();
   private readonly subscribed = new Map<string, Promise<unknown>>();
   /** Channels that are not seats (a gateway's control channel), each with its handler. */
   private readonly listeners = new Map<string, (message: string) => void>();
@@ -49,26 +51,24 @@ export class SeatRouter {
     );
   }
 
+  channelOf(tableId: string, seat: number): string {
+    return this.names.seatChannel(tableId, seat);
+  }
+
   /** The table's spectator channel (TableWatching listens to it). */
   spectatorChannelOf(tableId: string): string {
     return this.names.spectatorChannel(tableId);
   }
 
-  /** Binds `conn` to the table's seat; resolves once Redis confirms the table's subscription. */
-  async add(conn: Connection, tableId: string, seat: number): Promise<void> {
-    const channel = this.names.viewsChannel(tableId);
-    let table = this.bound.get(channel);
-    if (!table) {
-      table = { tableId, seats: new Map() };
-      this.bound.set(channel, table);
+  /** Binds `conn` to the channel; resolves once Redis confirms the subscription. */
+  async add(conn: Connection, channel: string): Promise<void> {
+    let set = this.bound.get(channel);
+    if (!set) {
+      set = new Set();
+      this.bound.set(channel, set);
       this.subscribed.set(channel, this.channelsOf.subscribe(channel));
     }
-    let conns = table.seats.get(seat);
-    if (!conns) {
-      conns = new Set();
-      table.seats.set(seat, conns);
-    }
-    conns.add(conn);
+    set.add(conn);
     await this.subscribed.get(channel);
   }
 
@@ -81,21 +81,20 @@ export class SeatRouter {
   /** Stops a `listen`. */
   unlisten(channel: string): void {
     if (!this.listeners.delete(channel)) return;
-    this.unsubscribe(channel);
+    this.channelsOf
+      .unsubscribe(channel)
+      .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
   }
 
-  /** Unbinds `conn` from the table's seat; the table's subscription ends with its last bound socket. */
-  remove(conn: Connection, tableId: string, seat: number): void {
-    const channel = this.names.viewsChannel(tableId);
-    const table = this.bound.get(channel);
-    const conns = table?.seats.get(seat);
-    if (!table || !conns || !conns.delete(conn)) return;
-    if (conns.size > 0) return;
-    table.seats.delete(seat);
-    if (table.seats.size > 0) return;
+  remove(conn: Connection, channel: string): void {
+    const set = this.bound.get(channel);
+    if (!set || !set.delete(conn)) return;
+    if (set.size > 0) return;
     this.bound.delete(channel);
     this.subscribed.delete(channel);
-    this.unsubscribe(channel);
+    this.channelsOf
+      .unsubscribe(channel)
+      .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
   }
 
   async close(): Promise<void> {
@@ -105,58 +104,45 @@ export class SeatRouter {
     await this.subscriber.quit().catch(() => undefined);
   }
 
-  private unsubscribe(channel: string): void {
-    this.channelsOf
-      .unsubscribe(channel)
-      .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
+  /** Channels with at least one local socket. */
+  get channels(): number {
+    return this.bound.size;
   }
 
   private deliver(channel: string, message: string): void {
-    const table = this.bound.get(channel);
-    if (!table) return;
-    const decoded = decodeTableViews(message);
+    const conns = this.bound.get(channel);
+    if (!conns || conns.size === 0) return;
+    const decoded = decodeSeatEventHeader(message);
     if (!decoded.ok) {
-      this.logger.warn({ channel, reason: decoded.reason }, "dropped an invalid table's views");
+      this.logger.warn({ channel, reason: decoded.reason }, 'dropped an invalid seat event');
       return;
     }
     const { header, viewJson } = decoded;
-    // The channel names the table; views that say otherwise are not delivered.
-    if (header.tableId !== table.tableId) {
+    // The channel names the seat; an event that says otherwise is not delivered.
+    if (this.names.seatChannel(header.tableId, header.seat) !== channel) {
       this.logger.warn(
-        { channel, tableId: header.tableId },
-        "dropped a table's views published on the wrong channel",
+        { channel, tableId: header.tableId, seat: header.seat },
+        'dropped a seat event published on the wrong channel',
       );
       return;
     }
-    const send = (): void => {
-      header.seats.forEach(({ seat, playerId }, i) => {
-        const conns = table.seats.get(seat);
-        if (conns) this.send(conns, header, seat, playerId, viewJson[i]!);
-      });
-    };
     // The end of an intent's trace: its views going out (a child of the table-service's span).
     if (header.traceparent)
-      withRemoteParent(header.traceparent, 'ws.view', send, {
+      withRemoteParent(header.traceparent, 'ws.view', () => this.send(conns, channel, header, viewJson), {
         kind: SpanKind.CONSUMER,
-        attributes: { 'dominoes.table': header.tableId },
+        attributes: { 'dominoes.table': header.tableId, 'dominoes.seat': header.seat },
       });
-    else send();
+    else this.send(conns, channel, header, viewJson);
   }
 
-  private send(
-    conns: Set<Connection>,
-    header: TableViewsHeader,
-    seat: number,
-    playerId: string | null,
-    viewJson: string,
-  ): void {
+  private send(conns: Set<Connection>, channel: string, header: SeatEventHeader, viewJson: string): void {
     let frame: string | null = null;
     for (const conn of conns) {
       const binding = conn.binding;
-      if (!binding || binding.tableId !== header.tableId || binding.seat !== seat) continue;
+      if (!binding || binding.channel !== channel) continue;
       // The seat may have changed hands (freed before the start, taken by someone else): a view
       // goes only to the sockets of the player it was made for.
-      if (conn.player === null || conn.player.id !== playerId) continue;
+      if (conn.player === null || conn.player.id !== header.playerId) continue;
       if (header.version < conn.lastVersion) continue;
       conn.lastVersion = header.version;
       frame ??= viewFrameText(header.version, this.clock.now(), viewJson);

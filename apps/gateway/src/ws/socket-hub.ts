@@ -529,21 +529,21 @@ export class SocketHub {
     const current = conn.binding;
     if (current && current.tableId === tableId && current.seat === seat) return;
     if (current) this.unbind(conn, current.tableId === tableId ? null : 'left');
-    const binding = { tableId, seat };
+    const channel = this.router.channelOf(tableId, seat);
     conn.bindings += 1;
-    conn.binding = binding;
+    conn.binding = { tableId, seat, channel };
     conn.lastVersion = -1;
-    await this.router.add(conn, tableId, seat);
+    await this.router.add(conn, channel);
     void this.chat?.follow(conn, tableId);
     this.logger.info({ conn: conn.id, player: conn.player?.id, tableId, seat }, 'socket bound to seat');
     // The join's own views may have been published before this subscription existed: ask for the
     // seat's view again. It comes in the reply, for this socket alone (the seat's other sockets
     // have it already).
-    if (!conn.closed && conn.binding === binding) {
+    if (!conn.closed && conn.binding?.channel === channel) {
       void this.intents
         .request(this.envelope(conn, intentIds.sync(conn.id, conn.bindings), tableId, { kind: 'sync' }, true))
         .then((outcome) => {
-          if (outcome.ok && conn.binding === binding) this.sendOwnView(conn, tableId, outcome.reply);
+          if (outcome.ok && conn.binding?.channel === channel) this.sendOwnView(conn, tableId, outcome.reply);
         })
         .catch((error: unknown) =>
           this.logger.error({ err: error, conn: conn.id }, 'sync after join failed'),
@@ -582,7 +582,7 @@ export class SocketHub {
     if (!binding) return;
     conn.binding = null;
     conn.lastVersion = -1;
-    this.router.remove(conn, binding.tableId, binding.seat);
+    this.router.remove(conn, binding.channel);
     this.chat?.unfollow(conn, binding.tableId);
     if (presence !== null && conn.player) {
       const intentId =

@@ -28,7 +28,7 @@ export interface EngineMetrics {
 export interface EngineDeps {
   /** Postgres in the service (TableStore); in memory in the engine's own tests. */
   readonly store: TableRepository;
-  /** The table's views channel in the service (RedisSeatPublisher); in memory in tests. */
+  /** The seats' Redis channels in the service (RedisSeatPublisher); in memory in tests. */
   readonly publisher: SeatPublisher;
   readonly clock: Clock;
   readonly durations: Durations;

@@ -41,12 +41,7 @@ export interface TableRepository {
   openTablesOf(hostPlayerId: string): Promise<number>;
 }
 
-/**
- * Where each seat's own view of a stored change goes: the table's views channel, one message for
- * all the seats of a table (decision 0027). Resolves once the views are on their way ahead of
- * anything the service sends after them (on one Redis: queued on the connection the reply and the
- * ack follow on; on a cluster: published).
- */
+/** Where each seat's own view of a stored change goes (its seat channel), in one batch. */
 export interface SeatPublisher {
   publish(events: readonly SeatEvent[]): Promise<void>;
 }

@@ -19,7 +19,6 @@ import {
   type RedisNames,
 } from '@dominoes/protocol';
 import { ShardLeases, type LeaseTiming } from '../shards/shard-leases';
-import { orderedWrites, throwIfFailed } from './ordered-writes';
 
 export interface ShardedStreamsOptions {
   readonly redis: RedisClient;
@@ -300,17 +299,14 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       await redis.xack(stream, INTENT_GROUP, id);
       return;
     }
-    // The reply, then the ack, queued behind this intent's views (the seat publisher queued them on
-    // the same connection's ordered writes): views, reply and ack leave in one round trip, in that
-    // order (decision 0027). On the main connection: `reader` may be blocked in the shard's next
-    // XREADGROUP by now.
-    const text = JSON.stringify(reply);
-    throwIfFailed(
-      await orderedWrites(redis).add((pipeline) => {
-        if (envelope.replyTo) pipeline.publish(envelope.replyTo, text);
-        pipeline.xack(stream, INTENT_GROUP, id);
-      }),
-    );
+    // The reply, then the ack, in one round trip. On the main connection: `reader` may be blocked
+    // in the shard's next XREADGROUP by now.
+    const pipeline = redis.pipeline();
+    if (envelope.replyTo) pipeline.publish(envelope.replyTo, JSON.stringify(reply));
+    pipeline.xack(stream, INTENT_GROUP, id);
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (failed) throw failed;
   }
 
   /** Finishes the intents in hand, then gives every shard back. */

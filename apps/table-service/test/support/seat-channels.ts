@@ -1,10 +1,9 @@
 import { createRedis, type Redis } from '@dominoes/platform';
-import { parseTableViews, type RedisNames, type SeatEvent } from '@dominoes/protocol';
+import { parseSeatEvent, type RedisNames, type SeatEvent } from '@dominoes/protocol';
 
 /**
- * Everything published on the views channels of some tables, as the gateways receive it (one
- * message per change, split into its seats' events): for the suites that check what the engine
- * published, not only what it stored.
+ * Everything published on the seat channels of some tables, as the gateways receive it: for the
+ * suites that check what the engine published, not only what it stored.
  */
 export interface SeatChannels {
   readonly events: SeatEvent[];
@@ -23,10 +22,11 @@ export async function watchSeatChannels(
 ): Promise<SeatChannels> {
   const subscriber: Redis = createRedis(redisUrl, 'seat-channels-test');
   const events: SeatEvent[] = [];
-  subscriber.on('message', (_channel: string, message: string) =>
-    events.push(...parseTableViews(message).filter((event) => event.seat < seats)),
+  subscriber.on('message', (_channel: string, message: string) => events.push(parseSeatEvent(message)));
+  const channels = tables.flatMap((table) =>
+    Array.from({ length: seats }, (_, s) => names.seatChannel(table, s)),
   );
-  await subscriber.subscribe(...tables.map((table) => names.viewsChannel(table)));
+  await subscriber.subscribe(...channels);
   return {
     events,
     take: () => events.splice(0),
