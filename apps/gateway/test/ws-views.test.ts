@@ -310,7 +310,7 @@ it('watches sent faster than a subscription: each table gets its watch before it
   const asks = [TABLE, OTHER, TABLE, OTHER].map((table, i) => ({ type: 'watch', id: `burst-${i}`, table }));
   for (const ask of asks) raw.send(ask);
   await eventually(
-    () => asks.every((a) => raw.frames.some((f) => f['id'] === a.id)),
+    async () => asks.every((a) => raw.frames.some((f) => f['id'] === a.id)),
     5000,
     'an answer to every watch',
   );
