@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_DEADLINE_GROUPS, DEFAULT_REDIS_PREFIX, DEFAULT_TABLE_SHARDS } from '@dominoes/protocol';
 import { RULE_DURATIONS, type Durations } from '@dominoes/rules';
+import { parseShardMap, type ShardMap } from './shard-map';
 
 /**
  * Configuration comes only from the environment, with defaults that work on a laptop. Each service
@@ -8,7 +9,10 @@ import { RULE_DURATIONS, type Durations } from '@dominoes/rules';
  * stops the service with one line per variable that names it, the range and what was given.
  */
 export interface BaseConfig {
+  /** The home database (DATABASE_URLS' first, or DATABASE_URL): players, locks, migrations' default. */
   readonly databaseUrl: string;
+  /** Every database and which shard is in which (DATABASE_URLS, DATABASE_SHARD_MAP; decision 0027). */
+  readonly shardMap: ShardMap;
   readonly redisUrl: string;
   /** REDIS_CLUSTER_NODES: when it lists any node, Redis is that Redis Cluster and REDIS_URL is not used. */
   readonly redisClusterNodes: readonly string[];
@@ -72,6 +76,9 @@ export const envList = () =>
 /** What every service reads. TURN_MS, DISCONNECTED_TURN_MS and BREAK_MS shorten the rules' durations for tests. */
 export const BASE_ENV = {
   DATABASE_URL: envString(DEFAULT_DATABASE_URL),
+  // Postgres split by shard (decision 0027): when it lists any URL, DATABASE_URL is not used.
+  DATABASE_URLS: envList(),
+  DATABASE_SHARD_MAP: envOptionalString(),
   REDIS_URL: envString(DEFAULT_REDIS_URL),
   REDIS_CLUSTER_NODES: envList(),
   REDIS_PREFIX: envString(DEFAULT_REDIS_PREFIX),
@@ -108,8 +115,19 @@ function baseOf(env: BaseEnv): BaseConfig {
   );
   if (badNode !== undefined)
     throw new ConfigError(`REDIS_CLUSTER_NODES must be host:port,host:port,...; got "${badNode}".`);
+  const databaseUrls = env.DATABASE_URLS.length > 0 ? env.DATABASE_URLS : [env.DATABASE_URL];
+  const badUrl = databaseUrls.find((url) => !/^postgres(ql)?:\/\/\S+$/.test(url));
+  if (badUrl !== undefined)
+    throw new ConfigError(`DATABASE_URLS must be postgresql://... URLs, comma-separated; got "${badUrl}".`);
+  let databaseOfShard: number[];
+  try {
+    databaseOfShard = parseShardMap(env.DATABASE_SHARD_MAP, env.TABLE_SHARDS, databaseUrls.length);
+  } catch (error) {
+    throw new ConfigError(`DATABASE_SHARD_MAP ${(error as Error).message}.`);
+  }
   return {
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: databaseUrls[0]!,
+    shardMap: { databaseUrls, databaseOfShard },
     redisUrl: env.REDIS_URL,
     redisClusterNodes: env.REDIS_CLUSTER_NODES,
     redisPrefix: env.REDIS_PREFIX,

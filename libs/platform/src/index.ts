@@ -1,4 +1,5 @@
 export * from './config';
+export * from './shard-map';
 export * from './clock';
 export * from './logger';
 export * from './db';
