@@ -1,5 +1,6 @@
 export * from './config';
 export * from './shard-map';
+export * from './shard-databases';
 export * from './clock';
 export * from './logger';
 export * from './db';
