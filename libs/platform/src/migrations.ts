@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { redact } from './preflight';
 
 /**
  * Applies prisma/migrations/<name>/migration.sql in name order and records each in
@@ -143,4 +144,31 @@ export async function runMigrations(
     await client.end();
   }
   return { applied, alreadyApplied, createdDatabase };
+}
+
+/** What happened on one database of DATABASE_URLS: its report, or why it failed. */
+export type DatabaseMigration =
+  | { readonly index: number; readonly database: string; readonly report: MigrationReport }
+  | { readonly index: number; readonly database: string; readonly error: string };
+
+/**
+ * Postgres split by shard (decision 0027): every migration on every database of `databaseUrls`,
+ * all at once, each under its own advisory lock (the lock is per database) and each created when
+ * missing. One database failing does not stop the others: each is reported, in DATABASE_URLS order,
+ * by its redacted URL, so an operator sees which to fix; running again applies only what is missing.
+ */
+export async function runMigrationsOnEvery(
+  databaseUrls: readonly string[],
+  dir = DEFAULT_MIGRATIONS_DIR,
+): Promise<DatabaseMigration[]> {
+  if (databaseUrls.length === 0) throw new MigrationError('No database to migrate (DATABASE_URLS is empty).');
+  // Read once, before any database is touched: a missing folder is one error, not N.
+  loadMigrations(dir);
+  const settled = await Promise.allSettled(databaseUrls.map((url) => runMigrations(url, dir)));
+  return settled.map((outcome, index) => {
+    const database = redact(databaseUrls[index]!);
+    return outcome.status === 'fulfilled'
+      ? { index, database, report: outcome.value }
+      : { index, database, error: (outcome.reason as Error).message ?? String(outcome.reason) };
+  });
 }

@@ -2,7 +2,8 @@ import { Client } from 'pg';
 import Redis from 'ioredis';
 import type { RedisTarget } from './redis';
 
-const redact = (url: string): string => url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:***@');
+/** A URL as it may be shown or logged: its password replaced by `***`. */
+export const redact = (url: string): string => url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:***@');
 
 /** Says plainly what is missing and how to start it, instead of a stack trace. */
 export async function checkPostgres(databaseUrl: string): Promise<string | null> {
