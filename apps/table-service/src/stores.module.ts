@@ -1,10 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createDeadlineQueues, createPrisma, createRedis } from '@dominoes/platform';
+import { createDeadlineQueues, createPrisma, createRedis, ShardDatabases } from '@dominoes/platform';
 import { redisNames } from '@dominoes/protocol';
 import type { TableServiceConfig } from './config';
 
 /** Nest injection tokens of the table-service's connections. */
-export const PRISMA = Symbol('PRISMA');
+/** The ShardDatabases: one pool per database of the shard map (decision 0027). */
+export const DATABASES = Symbol('DATABASES');
 export const REDIS = Symbol('REDIS');
 export const REDIS_NAMES = Symbol('REDIS_NAMES');
 export const DEADLINE_QUEUE = Symbol('DEADLINE_QUEUE');
@@ -14,7 +15,12 @@ export const DEADLINE_QUEUE = Symbol('DEADLINE_QUEUE');
 export class StoresModule {
   static forRoot(config: TableServiceConfig): DynamicModule {
     const providers = [
-      { provide: PRISMA, useFactory: () => createPrisma(config.databaseUrl, config.databasePoolSize) },
+      // One pool of DATABASE_POOL_SIZE per database: a table is read and written in its shard's.
+      {
+        provide: DATABASES,
+        useFactory: () =>
+          new ShardDatabases(config.shardMap, (url) => createPrisma(url, config.databasePoolSize)),
+      },
       // Auto-pipelining: the commands of many intents issued in one tick (views, replies, acks, leases)
       // go out in one write instead of one write each (docs/performance.md).
       {

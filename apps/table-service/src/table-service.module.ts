@@ -8,8 +8,8 @@ import {
   type ModuleDeps,
   type Clock,
   type DeadlineQueues,
-  type PrismaClient,
   type RedisClient,
+  type ShardDatabases,
 } from '@dominoes/platform';
 import type { RedisNames } from '@dominoes/protocol';
 import { IntentsController } from './app.controllers';
@@ -19,7 +19,7 @@ import { TableServiceMetrics } from './metrics';
 import { StaleConnectionSweeper } from './presence/stale-connections';
 import { Archiver } from './retention/archiver';
 import { OwnedShards } from './shards/owned-shards';
-import { DEADLINE_QUEUE, PRISMA, REDIS, REDIS_NAMES, StoresModule } from './stores.module';
+import { DATABASES, DEADLINE_QUEUE, REDIS, REDIS_NAMES, StoresModule } from './stores.module';
 import { TableEngine, type DeadlineScheduler } from './table/table-engine';
 import { RedisSeatPublisher } from './table/seat-publisher';
 import { RedisLobbyPublisher } from './table/lobby-feed';
@@ -62,8 +62,8 @@ export class TableServiceModule {
         { provide: OwnedShards, useFactory: () => new OwnedShards(shards) },
         {
           provide: TableStore,
-          inject: [PRISMA],
-          useFactory: (prisma: PrismaClient) => new TableStore(prisma),
+          inject: [DATABASES],
+          useFactory: (databases: ShardDatabases) => new TableStore(databases),
         },
         {
           provide: TableSpectators,
@@ -187,11 +187,11 @@ export class TableServiceModule {
             }),
         },
       ],
-      // Ready only while Postgres and Redis both answer (within 2 s each).
-      readiness: factory([PRISMA, REDIS], (prisma: PrismaClient, redis: RedisClient) => [
+      // Ready only while every Postgres database and Redis answer (within 2 s each).
+      readiness: factory([DATABASES, REDIS], (databases: ShardDatabases, redis: RedisClient) => [
         {
           name: 'postgres',
-          probe: () => prisma.$queryRawUnsafe('select 1').then(() => true),
+          probe: () => databases.each((prisma) => prisma.$queryRawUnsafe('select 1')).then(() => true),
           up: 'up',
         },
         {
@@ -211,7 +211,7 @@ export class TableServiceModule {
           TableEngine,
           OwnedShards,
           DEADLINE_QUEUE,
-          PRISMA,
+          DATABASES,
           REDIS,
         ],
         (
@@ -222,7 +222,7 @@ export class TableServiceModule {
           engine: TableEngine,
           owned: OwnedShards,
           queue: DeadlineQueues,
-          prisma: PrismaClient,
+          databases: ShardDatabases,
           redis: RedisClient,
         ) => ({
           connect: [
@@ -244,7 +244,7 @@ export class TableServiceModule {
             () => staleWatchers.stop(),
             () => archiver.stop(),
           ],
-          close: [() => queue.close(), () => prisma.$disconnect(), () => redis.disconnect()],
+          close: [() => queue.close(), () => databases.disconnect(), () => redis.disconnect()],
         }),
       ),
     });

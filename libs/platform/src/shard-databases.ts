@@ -1,4 +1,4 @@
-import { shardOf } from '@dominoes/protocol';
+import { DEFAULT_TABLE_SHARDS, shardOf } from '@dominoes/protocol';
 import type { PrismaClient } from './db';
 import type { ShardMap } from './shard-map';
 
@@ -16,6 +16,14 @@ export class ShardDatabases {
     open: (databaseUrl: string, index: number) => PrismaClient,
   ) {
     this.all = map.databaseUrls.map((url, index) => open(url, index));
+  }
+
+  /** One database holding every one of `shards` shards: a client already open (the tests' and tools' one pool). */
+  static single(prisma: PrismaClient, shards = DEFAULT_TABLE_SHARDS): ShardDatabases {
+    return new ShardDatabases(
+      { databaseUrls: ['(an open client)'], databaseOfShard: new Array<number>(shards).fill(0) },
+      () => prisma,
+    );
   }
 
   /** Database 0: players, the host's and quick play's advisory locks, and whatever is not a table's. */

@@ -2,7 +2,7 @@ import type { Clock, Logger } from '@dominoes/platform';
 import type { TableStore } from '../table/table-store';
 
 export interface ArchiverOptions {
-  readonly store: Pick<TableStore, 'archivableTableIds' | 'archiveTable'>;
+  readonly store: Pick<TableStore, 'databases' | 'archivableTableIds' | 'archiveTable'>;
   /** Drops archived tables from the engine's memory. */
   readonly forget: (tableIds: ReadonlySet<string>) => void;
   readonly clock: Clock;
@@ -10,7 +10,7 @@ export interface ArchiverOptions {
   /** A finished or closed table idle this long is archived; 0: never. */
   readonly afterMs: number;
   readonly intervalMs: number;
-  /** Tables moved per run at most (each in its own short transaction). */
+  /** Tables moved per run and database at most (each in its own short transaction). */
   readonly batch?: number;
 }
 
@@ -42,20 +42,33 @@ export class Archiver {
     this.timer.unref();
   }
 
-  /** One pass; returns how many tables moved. */
+  /**
+   * One pass over each database in turn (split by shard, decision 0027: a table is archived in its own
+   * database); a database that fails is logged and the next still runs. Returns how many tables moved.
+   */
   async runOnce(): Promise<number> {
     const { store, clock, afterMs, logger } = this.options;
     const idleBefore = clock.now() - afterMs;
-    const ids = await store.archivableTableIds(idleBefore, this.options.batch ?? 200);
     const moved = new Set<string>();
-    for (const id of ids) {
-      if (this.stopped) break;
-      if (await store.archiveTable(id, idleBefore)) moved.add(id);
+    let failure: unknown = null;
+    for (let database = 0; database < store.databases && !this.stopped; database++) {
+      try {
+        const ids = await store.archivableTableIds(database, idleBefore, this.options.batch ?? 200);
+        for (const id of ids) {
+          if (this.stopped) break;
+          if (await store.archiveTable(id, idleBefore)) moved.add(id);
+        }
+      } catch (error) {
+        failure = error;
+        if (store.databases > 1) logger.warn({ err: error, database }, 'archive run of one database failed');
+      }
     }
     if (moved.size > 0) {
       this.options.forget(moved);
       logger.info({ archived: moved.size }, 'finished and closed tables moved to the archive');
     }
+    // The timer's caller logs it and tries again later (what one database always did).
+    if (failure !== null) throw failure;
     return moved.size;
   }
 

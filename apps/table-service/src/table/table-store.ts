@@ -1,5 +1,6 @@
 import {
-  TableQueries,
+  ShardDatabases,
+  ShardedTableQueries,
   type LogRow,
   type MatchRow,
   type PrismaClient,
@@ -103,12 +104,21 @@ const seatsPresent = (table: TableState): number => table.seats.filter(isPresent
 /**
  * Tables in Postgres, through libs/platform's store (TableQueries, the one owner of the schema's
  * queries): this maps a table's state and events to its rows, and the outcomes to the engine's errors.
+ * Split by shard (decision 0027), each table's rows are read and written in its shard's database
+ * (ShardedTableQueries); a PrismaClient given alone is one database holding every shard.
  */
 export class TableStore implements TableRepository {
-  private readonly queries: TableQueries;
+  private readonly queries: ShardedTableQueries;
 
-  constructor(prisma: PrismaClient) {
-    this.queries = new TableQueries(prisma);
+  constructor(databases: ShardDatabases | PrismaClient) {
+    this.queries = new ShardedTableQueries(
+      databases instanceof ShardDatabases ? databases : ShardDatabases.single(databases),
+    );
+  }
+
+  /** How many databases the tables are in (the archiver runs on each). */
+  get databases(): number {
+    return this.queries.each.length;
   }
 
   async load(tableId: string): Promise<TableState | null> {
@@ -196,9 +206,12 @@ export class TableStore implements TableRepository {
     }
   }
 
-  /** Finished or closed tables not changed since `idleBefore` (ms), found by game_tables_status_idx. */
-  archivableTableIds(idleBefore: number, limit: number): Promise<string[]> {
-    return this.queries.archivableTableIds(new Date(idleBefore), limit);
+  /**
+   * Finished or closed tables of database `database` not changed since `idleBefore` (ms), found by
+   * game_tables_status_idx.
+   */
+  archivableTableIds(database: number, idleBefore: number, limit: number): Promise<string[]> {
+    return this.queries.archivableTableIds(database, new Date(idleBefore), limit);
   }
 
   /** Moves one table and its whole log into the `archive` schema; false when nothing moved. */

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db';
+import type { SqlClient } from './table-queries';
 import type { GameTable, TableSeat } from '../generated/prisma/client';
 
 /*
@@ -61,14 +62,47 @@ SELECT ${LOBBY_COLUMNS} FROM table_seats me JOIN game_tables t ON t.id = me.tabl
  */
 const MINE = 'EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = t.id AND s.player_id = $4::uuid)';
 const QUICK_PLAY_LOCK_SQL = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(1870, hashtext($1::text))';
-const QUICK_PLAY_SQL = `
-SELECT t.id FROM game_tables t
+const QUICK_PLAY_SEARCH = `FROM game_tables t
  WHERE t.is_public AND t.status = 'waiting' AND t.variant = $1 AND t.seat_count = $2 AND t.target = $3
    AND t.one_round = false
    AND (SELECT count(*) FROM table_seats s WHERE s.table_id = t.id) < t.seat_count
    AND (${PRESENT} OR ${MINE})
  ORDER BY ${MINE} DESC, t.created_at
  LIMIT $5`;
+const QUICK_PLAY_SQL = `
+SELECT t.id ${QUICK_PLAY_SEARCH}`;
+
+/*
+ * The same search with what orders it, for Postgres split by shard (decision 0027): each database's
+ * best $5, merged in the same order (the player's own table first, then the oldest).
+ */
+const QUICK_PLAY_RANKED_SQL = `
+SELECT t.id, ${MINE} AS mine, (extract(epoch FROM t.created_at) * 1000)::float8 AS "openedAt" ${QUICK_PLAY_SEARCH}`;
+
+/** One candidate of quick play's search in one database, with what ranks it among every database's. */
+export interface RankedCandidate {
+  readonly id: string;
+  /** The player already sits at it. */
+  readonly mine: boolean;
+  readonly openedAt: number;
+}
+
+/** Quick play's best `limit` candidates in database `db` (QUICK_PLAY_RANKED_SQL), best first. */
+export function rankedCandidatesOn(
+  db: SqlClient,
+  config: QuickPlayConfig,
+  playerId: string,
+  limit: number,
+): Promise<RankedCandidate[]> {
+  return db.$queryRawUnsafe<RankedCandidate[]>(
+    QUICK_PLAY_RANKED_SQL,
+    config.variant,
+    config.seatCount,
+    config.target,
+    playerId,
+    limit,
+  );
+}
 
 /** The configuration quick play looks for (the rules' normalised config; never one round). */
 export interface QuickPlayConfig {
@@ -111,11 +145,10 @@ export class LobbyQueries {
     work: (search: QuickPlaySearch) => Promise<T>,
     timeoutMs: number,
   ): Promise<T> {
-    const key = `${config.variant}:${config.seatCount}:${config.target}`;
-    return this.prisma.$transaction(
-      async (tx) => {
-        await tx.$queryRawUnsafe(QUICK_PLAY_LOCK_SQL, key);
-        return work({
+    return this.lockQuickPlay(
+      config,
+      (tx) =>
+        work({
           candidates: async (playerId, limit) => {
             const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
               QUICK_PLAY_SQL,
@@ -127,7 +160,22 @@ export class LobbyQueries {
             );
             return rows.map((r) => r.id);
           },
-        });
+        }),
+      timeoutMs,
+    );
+  }
+
+  /** Runs `work` holding configuration `config`'s advisory lock, given the transaction that holds it. */
+  lockQuickPlay<T>(
+    config: QuickPlayConfig,
+    work: (locked: SqlClient) => Promise<T>,
+    timeoutMs: number,
+  ): Promise<T> {
+    const key = `${config.variant}:${config.seatCount}:${config.target}`;
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRawUnsafe(QUICK_PLAY_LOCK_SQL, key);
+        return work(tx);
       },
       { maxWait: timeoutMs, timeout: timeoutMs },
     );

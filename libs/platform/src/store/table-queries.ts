@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../db';
+import type { Prisma, PrismaClient } from '../db';
 import type { GameTable, Match, Round, TableAction, TableSeat } from '../generated/prisma/client';
 import { isUniqueViolation, type UniqueKey } from './sql-errors';
 
@@ -212,6 +212,54 @@ const SEAT_HELD_SQL = `
 
 const timestamp = (at: Date | null): string | null => (at ? at.toISOString() : null);
 
+/** What runs a statement: a pool, or a transaction holding a lock (TableQueries.withHostLock). */
+export type SqlClient = Pick<Prisma.TransactionClient, '$queryRawUnsafe' | 'gameTable'>;
+
+interface CreateOutcome {
+  readonly open: number;
+  readonly inserted: number;
+}
+
+const createArgs = (row: NewTableRow, maxOpen: number) =>
+  [
+    row.id,
+    row.variant,
+    row.seatCount,
+    row.target,
+    row.oneRound,
+    row.hostPlayerId,
+    row.status,
+    0,
+    row.state,
+    timestamp(row.deadlineAt),
+    maxOpen,
+    row.isPublic,
+    row.chat,
+    row.seatsPresent,
+  ] as const;
+
+const createdOf = (rows: readonly CreateOutcome[]): { inserted: boolean; open: number } => {
+  const outcome = rows[0] ?? { open: 0, inserted: 0 };
+  return { inserted: outcome.inserted > 0, open: outcome.open };
+};
+
+/**
+ * Inserts `row` on `db` unless the host has `maxOpen` open tables there (CREATE_SQL, without the
+ * lock: the caller holds it). Split by shard, `maxOpen` is what the other databases leave.
+ */
+export async function insertCountedTable(
+  db: SqlClient,
+  row: NewTableRow,
+  maxOpen: number,
+): Promise<{ inserted: boolean; open: number }> {
+  return createdOf(await db.$queryRawUnsafe<CreateOutcome[]>(CREATE_SQL, ...createArgs(row, maxOpen)));
+}
+
+/** How many tables `hostPlayerId` has open on `db` (by game_tables_host_open_idx). */
+export function countOpenTables(db: SqlClient, hostPlayerId: string): Promise<number> {
+  return db.gameTable.count({ where: { hostPlayerId, status: { in: [...OPEN_STATUSES] } } });
+}
+
 export class TableQueries {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -228,26 +276,28 @@ export class TableQueries {
   async insertTable(row: NewTableRow, maxOpen: number): Promise<{ inserted: boolean; open: number }> {
     const [, rows] = await this.prisma.$transaction([
       this.prisma.$queryRawUnsafe(HOST_LOCK_SQL, row.hostPlayerId),
-      this.prisma.$queryRawUnsafe<{ open: number; inserted: number }[]>(
-        CREATE_SQL,
-        row.id,
-        row.variant,
-        row.seatCount,
-        row.target,
-        row.oneRound,
-        row.hostPlayerId,
-        row.status,
-        0,
-        row.state,
-        timestamp(row.deadlineAt),
-        maxOpen,
-        row.isPublic,
-        row.chat,
-        row.seatsPresent,
-      ),
+      this.prisma.$queryRawUnsafe<CreateOutcome[]>(CREATE_SQL, ...createArgs(row, maxOpen)),
     ]);
-    const outcome = rows[0] ?? { open: 0, inserted: 0 };
-    return { inserted: outcome.inserted > 0, open: outcome.open };
+    return createdOf(rows);
+  }
+
+  /**
+   * Runs `work` holding host `hostPlayerId`'s advisory lock, in one transaction of this database (the
+   * home database's, with Postgres split by shard: decision 0027). `work` is given the transaction,
+   * to run this database's statements on the connection that holds the lock.
+   */
+  withHostLock<T>(
+    hostPlayerId: string,
+    work: (locked: SqlClient) => Promise<T>,
+    timeoutMs: number,
+  ): Promise<T> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRawUnsafe(HOST_LOCK_SQL, hostPlayerId);
+        return work(tx);
+      },
+      { maxWait: timeoutMs, timeout: timeoutMs },
+    );
   }
 
   /** Stores `change` in one statement (APPEND_SQL), or nothing of it. */
@@ -303,7 +353,7 @@ export class TableQueries {
 
   /** How many tables `hostPlayerId` has open (by game_tables_host_open_idx). */
   openTablesOf(hostPlayerId: string): Promise<number> {
-    return this.prisma.gameTable.count({ where: { hostPlayerId, status: { in: [...OPEN_STATUSES] } } });
+    return countOpenTables(this.prisma, hostPlayerId);
   }
 
   /**
