@@ -60,7 +60,7 @@ export class GatewayModule {
             }),
         },
         IntentService,
-        { provide: LobbyReader, useFactory: () => new LobbyReader(config.databaseUrl) },
+        { provide: LobbyReader, useFactory: () => new LobbyReader(config.shardMap) },
         {
           // Listens on the lobby channel before the port opens, and takes the sockets' lobby frames.
           provide: LobbyHub,
@@ -98,7 +98,7 @@ export class GatewayModule {
         },
         {
           provide: TableReader,
-          useFactory: () => new TableReader(config.databaseUrl),
+          useFactory: () => new TableReader(config.shardMap),
         },
         {
           provide: MatchHistory,

@@ -1,4 +1,4 @@
-import { DEFAULT_TABLE_SHARDS, TABLE_CODE_ALPHABET, TABLE_CODE_LENGTH } from '@dominoes/protocol';
+import { DEFAULT_TABLE_SHARDS, shardOf, TABLE_CODE_ALPHABET, TABLE_CODE_LENGTH } from '@dominoes/protocol';
 import { createPrisma, type PrismaClient, type SessionOptions } from '../src/db';
 import { ShardDatabases } from '../src/shard-databases';
 import { parseShardMap, type ShardMap } from '../src/shard-map';
@@ -16,6 +16,8 @@ export interface TwoDatabases {
   readonly databaseUrls: string;
   /** A ShardDatabases over both (closed by dispose). */
   open(poolSize?: number, session?: SessionOptions): ShardDatabases;
+  /** The database of table `tableId` by the map (what ShardDatabases.indexOfTable says). */
+  indexOfTable(tableId: string): number;
   /** A plain client of database `index` alone: to see which rows are where. */
   client(index: number): PrismaClient;
   dispose(): Promise<void>;
@@ -39,6 +41,7 @@ export async function createTwoDatabases(
       opened.push(databases);
       return databases;
     },
+    indexOfTable: (tableId) => map.databaseOfShard[shardOf(tableId, shards)]!,
     client(index) {
       let client = clients.get(index);
       if (!client) {

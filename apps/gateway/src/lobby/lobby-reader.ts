@@ -1,4 +1,4 @@
-import { LobbyQueries, type LobbyRow, type PrismaClient } from '@dominoes/platform';
+import { ShardedLobbyQueries, type LobbyRow, type ShardDatabases, type ShardMap } from '@dominoes/platform';
 import {
   LOBBY_MAX_PLAYING,
   LOBBY_MAX_WAITING,
@@ -7,7 +7,7 @@ import {
   VariantSchema,
   type LobbyTable,
 } from '@dominoes/protocol';
-import { readOnlyPool } from '../tables/read-only-pool';
+import { readOnlyDatabases } from '../tables/read-only-pool';
 import { playersBySeat } from '../tables/table-reader';
 
 /** A lobby row as the lobby frame's table; a row that is not open (it changed meanwhile) is left out. */
@@ -41,15 +41,17 @@ const tablesOf = (rows: readonly LobbyRow[]): LobbyTable[] =>
 /**
  * The gateway's reads for the lobby and quick play, through libs/platform's store (LobbyQueries), on
  * a small read-only pool of its own: quick play holds a connection for its lock while it seats the
- * player, and must not starve the table summaries (TableReader's pool).
+ * player, and must not starve the table summaries (TableReader's pool). Split by shard (decision
+ * 0027), one such pool per database: the lists and counts are asked of every database and merged,
+ * quick play's lock stays in the home database.
  */
 export class LobbyReader {
-  private readonly prisma: PrismaClient;
-  readonly queries: LobbyQueries;
+  private readonly databases: ShardDatabases;
+  readonly queries: ShardedLobbyQueries;
 
-  constructor(databaseUrl: string) {
-    this.prisma = readOnlyPool(databaseUrl);
-    this.queries = new LobbyQueries(this.prisma);
+  constructor(map: ShardMap) {
+    this.databases = readOnlyDatabases(map);
+    this.queries = new ShardedLobbyQueries(this.databases);
   }
 
   /** What a `lobby` frame lists: public tables (capped), their counts, and the player's own tables. */
@@ -68,6 +70,6 @@ export class LobbyReader {
 
   /** Nest calls it last on shutdown, after HTTP and the sockets closed (its own pool: not in the lifecycle's list). */
   async onApplicationShutdown(): Promise<void> {
-    await this.prisma.$disconnect().catch(() => undefined);
+    await this.databases.disconnect().catch(() => undefined);
   }
 }

@@ -63,7 +63,8 @@ function entryOf(row: PlayerMatchRow, playerId: string): MatchListEntry {
  * (`replayTimeline`), so what the replay page shows is what the rules make of the log.
  */
 export class MatchHistory {
-  constructor(private readonly queries: MatchHistoryQueries) {}
+  /** One database's MatchHistoryQueries, or every database's (ShardedMatchHistoryQueries: decision 0027). */
+  constructor(private readonly queries: Pick<MatchHistoryQueries, 'matchesOf' | 'match' | 'matchLog'>) {}
 
   /** Page `page` of player `playerId`'s matches (the token's player: never anyone's by a parameter). */
   async matchesOf(playerId: string, page: number): Promise<MatchListResponse> {

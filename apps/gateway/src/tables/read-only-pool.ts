@@ -1,4 +1,4 @@
-import { createPrisma, type PrismaClient } from '@dominoes/platform';
+import { createPrisma, ShardDatabases, type PrismaClient, type ShardMap } from '@dominoes/platform';
 
 /**
  * A small pool of the gateway's own on Postgres whose sessions are read-only (the table-service is
@@ -12,4 +12,9 @@ export function readOnlyPool(databaseUrl: string): PrismaClient {
     connectionTimeoutMs: 3_000,
     idleTimeoutMs: 30_000,
   });
+}
+
+/** One read-only pool per database of the shard map (decision 0027: a table is read in its shard's). */
+export function readOnlyDatabases(map: ShardMap): ShardDatabases {
+  return new ShardDatabases(map, (url) => readOnlyPool(url));
 }

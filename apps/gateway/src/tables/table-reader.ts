@@ -1,6 +1,11 @@
-import { MatchHistoryQueries, TableQueries, type PrismaClient } from '@dominoes/platform';
+import {
+  ShardedMatchHistoryQueries,
+  ShardedTableQueries,
+  type ShardDatabases,
+  type ShardMap,
+} from '@dominoes/platform';
 import { TableCodeSchema, TableStatusSchema, VariantSchema, type TableSummary } from '@dominoes/protocol';
-import { readOnlyPool } from './read-only-pool';
+import { readOnlyDatabases } from './read-only-pool';
 
 /** Each seat's player's name, or null for a free seat (a stored seat out of range is passed over). */
 export function playersBySeat(
@@ -15,18 +20,19 @@ export function playersBySeat(
 /**
  * The gateway keeps no game state: a table's public summary is read from Postgres, through
  * libs/platform's store (the one owner of the schema's queries), on a small pool whose sessions are
- * read-only (the table-service is the only writer).
+ * read-only (the table-service is the only writer). Split by shard (decision 0027), one such pool per
+ * database: a table is read in its shard's database, a player's matches in every one.
  */
 export class TableReader {
-  private readonly prisma: PrismaClient;
-  private readonly queries: TableQueries;
-  /** The match list's and replays' queries, on the same read-only pool. */
-  readonly history: MatchHistoryQueries;
+  private readonly databases: ShardDatabases;
+  private readonly queries: ShardedTableQueries;
+  /** The match list's and replays' queries, on the same read-only pools. */
+  readonly history: ShardedMatchHistoryQueries;
 
-  constructor(databaseUrl: string) {
-    this.prisma = readOnlyPool(databaseUrl);
-    this.queries = new TableQueries(this.prisma);
-    this.history = new MatchHistoryQueries(this.prisma);
+  constructor(map: ShardMap) {
+    this.databases = readOnlyDatabases(map);
+    this.queries = new ShardedTableQueries(this.databases);
+    this.history = new ShardedMatchHistoryQueries(this.databases);
   }
 
   /** The summary of table `code`, or null when there is none (a malformed code included). */
@@ -70,11 +76,12 @@ export class TableReader {
     return this.queries.seatHeld(tableId, seat, playerId, connectionId);
   }
 
+  /** Whether every database answers. */
   ping(): Promise<boolean> {
     return this.queries.ping();
   }
 
   async close(): Promise<void> {
-    await this.prisma.$disconnect().catch(() => undefined);
+    await this.databases.disconnect().catch(() => undefined);
   }
 }
