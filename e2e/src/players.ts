@@ -154,15 +154,21 @@ export class TestPlayer {
   }
 }
 
+/** Opens the table the players are seated at: the host's new table by default. */
+export type TableOpener = (host: TestPlayer, request: CreateTableRequest) => Promise<string>;
+
+const hostsTable: TableOpener = async (host, request) => (await host.openTable(request)).tableId;
+
 export async function seatPlayers(
   system: PlayerEndpoints,
   names: string[],
   request: CreateTableRequest,
   wsUrlOf: (index: number) => string = () => system.wsUrl,
+  open: TableOpener = hostsTable,
 ) {
   const players = await Promise.all(names.map((n) => TestPlayer.create(system, n)));
   const host = players[0]!;
-  const { tableId } = await host.openTable(request);
+  const tableId = await open(host, request);
   for (const [i, p] of players.entries()) {
     await p.connect(wsUrlOf(i));
     await p.join(tableId);

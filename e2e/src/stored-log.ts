@@ -10,6 +10,7 @@ import {
   type MatchState,
   type Tile,
 } from '@dominoes/rules';
+import type { MatchReplayResponse } from '@dominoes/protocol';
 
 export interface LogRow {
   seq: number;
@@ -101,4 +102,17 @@ export function replayLog(rows: readonly LogRow[]): ReplayedMatch[] {
     const result = matchResult(state);
     return { number, state, finished: result.finished, scores: result.scores, winnerSide: result.winnerSide };
   });
+}
+
+/** The match case of a GET /api/replays answer as `npm run replay` reads it (the rounds without their results). */
+export function caseOfReplay(replay: MatchReplayResponse): unknown {
+  const { variant, seats, target, oneRound } = replay;
+  const rounds = replay.rounds.map(({ hands, stock, opener, actions, complete }) => ({
+    hands,
+    stock,
+    opener,
+    actions,
+    complete,
+  }));
+  return { variant, seats, target, oneRound, rounds };
 }

@@ -1,10 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
 import { freePort } from '../../libs/platform/src/free-port';
 import { TestRedisCluster } from '../../libs/platform/src/test-redis-cluster';
+import { parseShardMap } from '../../libs/platform/src/shard-map';
+import { shardOf } from '@dominoes/protocol';
+import { TestPostgresServer } from './postgres-server';
 
 /** `table-service` for the first instance, `table-service#1` for the second, ... */
 export const instanceName = (service: ServiceName, index: number): string =>
@@ -28,6 +32,53 @@ export interface SystemOptions {
    * Redis. Default: E2E_REDIS=cluster in the environment (the e2e-cluster jest project sets it).
    */
   readonly redisCluster?: boolean;
+  /**
+   * Postgres split by shard (decision 0027): this many Postgres clusters of its own
+   * (TestPostgresServer, on loopback ports), one database on each, DATABASE_URLS listing them for
+   * every service and apps/migrate run on them all. Default: E2E_POSTGRES_DATABASES in the
+   * environment (the e2e-pgsplit jest project sets 2), else 1: the one test database, as before.
+   */
+  readonly databases?: number;
+}
+
+/** How many databases suites run on by default: E2E_POSTGRES_DATABASES (jest project e2e-pgsplit), else 1. */
+export const postgresDatabases = (): number => Number(process.env['E2E_POSTGRES_DATABASES'] ?? 1);
+
+/**
+ * N private Postgres clusters, a database on each, migrated by the real runner
+ * (apps/migrate/dist/main.js with DATABASE_URLS, which creates them): what the services get as
+ * DATABASE_URLS, in that order.
+ */
+async function startSplitDatabases(
+  label: string,
+  count: number,
+): Promise<{ urls: string[]; servers: TestPostgresServer[] }> {
+  const started = await Promise.allSettled(
+    Array.from({ length: count }, (_, i) => TestPostgresServer.start(`${label}-pg${i}`)),
+  );
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const stopAll = () => Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await stopAll();
+    throw failed.reason;
+  }
+  const name = `dominoes_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
+  const urls = servers.map((server) => {
+    const url = new URL(server.url);
+    url.pathname = `/${name}`;
+    return url.toString();
+  });
+  const migrate = spawnSync(process.execPath, [join(ROOT, 'apps', 'migrate', 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URLS: urls.join(','), LOG_PRETTY: '0' },
+    encoding: 'utf8',
+  });
+  if (migrate.status !== 0) {
+    await stopAll();
+    throw new Error(`migrate on ${urls.join(', ')} exited with ${migrate.status}: ${migrate.stderr}`);
+  }
+  return { urls, servers };
 }
 
 /** Whether suites run on a Redis Cluster: E2E_REDIS=cluster (jest project e2e-cluster). */
@@ -70,7 +121,23 @@ export class TestSystem {
     private readonly options: SystemOptions,
     /** The Redis Cluster the services use, when on one (else the stores' one Redis). */
     readonly redisCluster: TestRedisCluster | null = null,
+    /** The services' DATABASE_URLS, database 0 (the home database) first; one: the stores' database. */
+    readonly databaseUrls: readonly string[] = [stores.databaseUrl],
+    /** The private Postgres clusters of a split system (empty on the one test database). */
+    readonly postgresServers: readonly TestPostgresServer[] = [],
   ) {}
+
+  /** Which database (index in databaseUrls) holds table `tableId`: its shard's, by DATABASE_SHARD_MAP. */
+  databaseOfTable(tableId: string): number {
+    const shards = this.options.shards ?? 4;
+    const map = parseShardMap(this.options.env?.['DATABASE_SHARD_MAP'], shards, this.databaseUrls.length);
+    return map[shardOf(tableId, shards)]!;
+  }
+
+  /** The URL of the database holding table `tableId` (the stores' one database unless split). */
+  databaseUrlOf(tableId: string): string {
+    return this.databaseUrls[this.databaseOfTable(tableId)]!;
+  }
 
   static async start(label: string, options: SystemOptions = {}): Promise<TestSystem> {
     const stores = await createTestStores(label);
@@ -89,7 +156,23 @@ export class TestSystem {
       await redis.config('SET', 'hz', '100').catch(() => undefined);
       redis.disconnect();
     }
-    const system = new TestSystem(label, stores, options, redisCluster);
+    const databases = options.databases ?? postgresDatabases();
+    const split =
+      databases > 1
+        ? await startSplitDatabases(label, databases).catch(async (error: unknown) => {
+            await redisCluster?.stop();
+            await stores.dispose();
+            throw error;
+          })
+        : null;
+    const system = new TestSystem(
+      label,
+      stores,
+      options,
+      redisCluster,
+      split?.urls ?? [stores.databaseUrl],
+      split?.servers ?? [],
+    );
     try {
       for (const name of ['table-service', 'timer-service', 'gateway'] as const) {
         const count = options.replicas?.[name] ?? 1;
@@ -159,7 +242,8 @@ export class TestSystem {
   env(): Record<string, string> {
     const o = this.options;
     return {
-      DATABASE_URL: this.stores.databaseUrl,
+      DATABASE_URL: this.databaseUrls[0]!,
+      ...(this.databaseUrls.length > 1 ? { DATABASE_URLS: this.databaseUrls.join(',') } : {}),
       REDIS_URL: this.stores.redisUrl,
       REDIS_PREFIX: this.stores.redisPrefix,
       TABLE_SHARDS: String(o.shards ?? 4),
@@ -243,6 +327,7 @@ export class TestSystem {
   async stop(): Promise<void> {
     await Promise.all([...this.running.keys()].map((name) => this.kill(name, 'SIGTERM')));
     await this.redisCluster?.stop();
+    await Promise.all(this.postgresServers.map((server) => server.stop()));
     await this.stores.dispose();
   }
 }

@@ -69,7 +69,7 @@ export function errorCodes(tables: PlayingTable[]): Record<string, number> {
 export async function checkStored(system: TestSystem, tables: PlayingTable[]): Promise<void> {
   for (const table of tables) {
     const shown = (await table.finished).game!.matchResult!;
-    const log = await readLog(system.stores.databaseUrl, table.tableId);
+    const log = await readLog(system.databaseUrlOf(table.tableId), table.tableId);
     const [replayed] = replayLog(log);
     if (JSON.stringify(replayed!.scores) !== JSON.stringify(shown.scores)) {
       throw new Error(

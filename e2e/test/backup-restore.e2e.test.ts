@@ -3,16 +3,18 @@ import { Client } from 'pg';
 import { autoplay } from '../src/autoplay';
 import { seatPlayers } from '../src/players';
 import { readLog, replayLog, storedMatchScores } from '../src/stored-log';
+import { tableInDatabase } from '../src/split-databases';
 import { TestSystem } from '../src/system';
 
 /**
- * Issue 11 §4, the procedure of docs/operations.md ("Backup and restore"): pg_dump of a live
- * database, pg_restore into a new one, and every finished match replayed from the restored copy
- * through libs/rules to the scores stored (and shown to the players).
+ * Issue 11 §4, the procedure of docs/operations.md ("Backups and restore"): pg_dump of every live
+ * database, pg_restore of each into a new one, and every finished match replayed from the restored
+ * copies through libs/rules to the scores stored (and shown to the players). In e2e-pgsplit the
+ * system has two Postgres (decision 0027) and one match is played in each: each restored copy must
+ * hold exactly its shards' finished matches.
  */
 describe('backup and restore', () => {
   let system: TestSystem;
-  let restoredUrl: string | null = null;
   beforeAll(async () => {
     system = await TestSystem.start('backup');
   });
@@ -29,9 +31,16 @@ describe('backup and restore', () => {
       await client.end();
     }
   };
+  const withPath = (url: string, path: string): string => {
+    const changed = new URL(url);
+    changed.pathname = path;
+    return changed.toString();
+  };
 
-  it('a dump restored into a new database replays every finished match to the same scores', async () => {
-    // A partnership match to 50 and a one-round draw game, played to their end while the system runs.
+  it('a dump of every database restored into new databases replays every finished match to the same scores', async () => {
+    // A partnership match to 50 and a one-round draw game, played to their end while the system
+    // runs; on two databases, one in each.
+    const databases = system.databaseUrls.length;
     const shown = new Map<string, readonly number[]>();
     await Promise.all(
       [
@@ -43,6 +52,8 @@ describe('backup and restore', () => {
           system,
           names.map((n) => `${n}${i}`),
           request,
+          undefined,
+          tableInDatabase(system, i % databases),
         );
         const final = await autoplay(players, 20 + i, (v) => v.game?.matchResult != null, {
           timeoutMs: 60_000,
@@ -52,43 +63,53 @@ describe('backup and restore', () => {
       }),
     );
 
-    // The procedure: a consistent dump of the live database, then a restore into a new one.
-    const source = system.stores.databaseUrl;
-    const dump = execFileSync('pg_dump', ['--format=custom', '--no-owner', `--dbname=${source}`], {
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    const target = new URL(source);
-    target.pathname = `${target.pathname}_restored`;
-    restoredUrl = target.toString();
-    const admin = new URL(source);
-    admin.pathname = '/postgres';
-    await withDatabase(admin.toString(), (c) => c.query(`create database "${target.pathname.slice(1)}"`));
+    // The procedure: a dump of each live database (in DATABASE_URLS order), then a restore of each
+    // into a new database next to it; the restored URLs keep that order.
+    const restored = system.databaseUrls.map((source) => ({
+      source,
+      url: withPath(source, `${new URL(source).pathname}_restored`),
+      admin: withPath(source, '/postgres'),
+    }));
+    const dumps = restored.map(({ source }) =>
+      execFileSync('pg_dump', ['--format=custom', '--no-owner', `--dbname=${source}`], {
+        maxBuffer: 256 * 1024 * 1024,
+      }),
+    );
+    const nameOf = (url: string) => new URL(url).pathname.slice(1);
     try {
-      execFileSync('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${restoredUrl}`], {
-        input: dump,
-      });
-
-      const finished = await withDatabase(restoredUrl, (c) =>
-        c.query<{ table_id: string }>(
-          'select table_id from matches where finished_at is not null order by table_id',
-        ),
-      );
-      expect(finished.rows.map((r) => r.table_id).sort()).toEqual([...shown.keys()].sort());
-      for (const { table_id: tableId } of finished.rows) {
-        const replayed = replayLog(await readLog(restoredUrl, tableId));
-        const stored = await storedMatchScores(restoredUrl, tableId);
-        expect(replayed.map((m) => m.finished)).toEqual([true]);
-        expect(replayed[0]!.scores).toEqual(stored[0]!.scores);
-        expect(replayed[0]!.scores).toEqual(shown.get(tableId));
+      for (const [d, { url, admin }] of restored.entries()) {
+        await withDatabase(admin, (c) => c.query(`create database "${nameOf(url)}"`));
+        execFileSync('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${url}`], { input: dumps[d] });
       }
-      // The restored log is still append-only (the triggers came back with it).
-      await withDatabase(restoredUrl, (c) =>
-        expect(c.query("update table_actions set kind = 'x'")).rejects.toThrow(/append-only/),
-      );
+
+      // Each restored copy holds the finished matches of its own shards, and together all of them.
+      const found: string[] = [];
+      for (const [d, { url }] of restored.entries()) {
+        const finished = await withDatabase(url, (c) =>
+          c.query<{ table_id: string }>(
+            'select table_id from matches where finished_at is not null order by table_id',
+          ),
+        );
+        for (const { table_id: tableId } of finished.rows) {
+          expect([tableId, system.databaseOfTable(tableId)]).toEqual([tableId, d]);
+          found.push(tableId);
+          const replayed = replayLog(await readLog(url, tableId));
+          const stored = await storedMatchScores(url, tableId);
+          expect(replayed.map((m) => m.finished)).toEqual([true]);
+          expect(replayed[0]!.scores).toEqual(stored[0]!.scores);
+          expect(replayed[0]!.scores).toEqual(shown.get(tableId));
+        }
+        // The restored log is still append-only (the triggers came back with it).
+        await withDatabase(url, (c) =>
+          expect(c.query("update table_actions set kind = 'x'")).rejects.toThrow(/append-only/),
+        );
+      }
+      expect(found.sort()).toEqual([...shown.keys()].sort());
+      // On two databases, both restored copies had a finished match.
+      expect(new Set(found.map((t) => system.databaseOfTable(t))).size).toBe(Math.min(databases, 2));
     } finally {
-      await withDatabase(admin.toString(), (c) =>
-        c.query(`drop database if exists "${target.pathname.slice(1)}"`),
-      );
+      for (const { url, admin } of restored)
+        await withDatabase(admin, (c) => c.query(`drop database if exists "${nameOf(url)}"`));
     }
   }, 120_000);
 });

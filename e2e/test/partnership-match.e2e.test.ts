@@ -1,9 +1,18 @@
-import { replayLog, readLog, storedMatchScores } from '../src/stored-log';
+import { getReplay } from '@dominoes/protocol';
+import { replayCase, type MatchOutput } from '@dominoes/rules';
+import { caseOfReplay, replayLog, readLog, storedMatchScores } from '../src/stored-log';
 import { leakedTiles } from '../src/hidden-tiles';
 import { seatPlayers } from '../src/players';
 import { autoplay } from '../src/autoplay';
+import { expectRowsOnlyInItsShardsDatabase, tableInDatabase } from '../src/split-databases';
 import { TestSystem } from '../src/system';
 
+const NAMES = ['Amira', 'Bassam', 'Chloe', 'Dimitar'];
+
+/**
+ * Also run by e2e-cluster (on a Redis Cluster) and e2e-pgsplit (on two Postgres, decision 0027):
+ * there one match per database, at once, each table in its shard's database and in no other.
+ */
 describe('a whole partnership match over real services', () => {
   let system: TestSystem;
   beforeAll(async () => {
@@ -14,37 +23,55 @@ describe('a whole partnership match over real services', () => {
   });
 
   it('P1–P21: four clients play random legal moves to the target; the stored log replays through libs/rules to the scores they were shown, and no frame leaks a hidden tile (P12)', async () => {
-    const { players, tableId } = await seatPlayers(system, ['Amira', 'Bassam', 'Chloe', 'Dimitar'], {
-      variant: 'partnership',
-      target: 100,
-    });
-    const final = await autoplay(players, 7, (v) => v.status === 'finished', { timeoutMs: 240_000 });
-    const shown = final.game!.matchResult!;
-    expect(shown.finished).toBe(true);
-    expect(Math.max(...shown.scores)).toBeGreaterThanOrEqual(100);
-    // P21: never tied.
-    expect(shown.scores[0]).not.toBe(shown.scores[1]);
+    const databases = system.databaseUrls.map((_, d) => d);
+    await Promise.all(
+      databases.map(async (database) => {
+        const { players, tableId } = await seatPlayers(
+          system,
+          NAMES.map((n) => (database === 0 ? n : `${n}${database}`)),
+          { variant: 'partnership', target: 100 },
+          undefined,
+          tableInDatabase(system, database),
+        );
+        const final = await autoplay(players, 7 + database, (v) => v.status === 'finished', {
+          timeoutMs: 240_000,
+        });
+        const shown = final.game!.matchResult!;
+        expect(shown.finished).toBe(true);
+        expect(Math.max(...shown.scores)).toBeGreaterThanOrEqual(100);
+        // P21: never tied.
+        expect(shown.scores[0]).not.toBe(shown.scores[1]);
 
-    const log = await readLog(system.stores.databaseUrl, tableId);
-    const [replayed] = replayLog(log);
-    expect(replayed!.finished).toBe(true);
-    expect(replayed!.scores).toEqual(shown.scores);
-    expect(replayed!.winnerSide).toBe(shown.winnerSide);
-    const stored = await storedMatchScores(system.stores.databaseUrl, tableId);
-    expect(stored[0]!.scores).toEqual(shown.scores);
-    // Every player was shown the same final scores.
-    for (const p of players) expect(p.view!.game!.matchResult!.scores).toEqual(shown.scores);
-    // The log is gap-free: versions 1..n.
-    expect(log.map((r) => r.seq)).toEqual(log.map((_, i) => i + 1));
+        const db = system.databaseUrlOf(tableId);
+        const log = await readLog(db, tableId);
+        const [replayed] = replayLog(log);
+        expect(replayed!.finished).toBe(true);
+        expect(replayed!.scores).toEqual(shown.scores);
+        expect(replayed!.winnerSide).toBe(shown.winnerSide);
+        const stored = await storedMatchScores(db, tableId);
+        expect(stored[0]!.scores).toEqual(shown.scores);
+        // Every player was shown the same final scores.
+        for (const p of players) expect(p.view!.game!.matchResult!.scores).toEqual(shown.scores);
+        // The log is gap-free: versions 1..n.
+        expect(log.map((r) => r.seq)).toEqual(log.map((_, i) => i + 1));
+        // The gateway's replay (GET /api/replays) finds the match in its shard's database, and its
+        // case replays through libs/rules (what `npm run replay` runs) to the same scores.
+        const replay = await getReplay(system.httpUrl, `${tableId}-1`);
+        expect(replay.scores).toEqual(shown.scores);
+        const output = replayCase(caseOfReplay(replay)) as MatchOutput;
+        expect(output.scores).toEqual(shown.scores);
+        await expectRowsOnlyInItsShardsDatabase(system, tableId);
 
-    let frames = 0;
-    for (const p of players) {
-      for (const view of p.views()) {
-        frames++;
-        expect(view.you.seat).toBe(p.seat);
-        expect(leakedTiles(view, log)).toEqual([]);
-      }
-    }
-    expect(frames).toBeGreaterThan(100);
+        let frames = 0;
+        for (const p of players) {
+          for (const view of p.views()) {
+            frames++;
+            expect(view.you.seat).toBe(p.seat);
+            expect(leakedTiles(view, log)).toEqual([]);
+          }
+        }
+        expect(frames).toBeGreaterThan(100);
+      }),
+    );
   });
 });
