@@ -6,12 +6,18 @@
  * player's intent: moves, joins and the host's starts; the deadline moves are counted apart).
  *
  *   npm run build && npx tsx e2e/cluster/measure-commands.ts [--tables 200] [--duration 60s] [--one-redis]
+ *     [--databases N] [--out DIR]
  *
  * `--one-redis`: the same run on one redis-server of its own (TestRedisServer), for comparison.
+ * `--databases N`: Postgres split by shard over N private Postgres clusters (decision 0027); the
+ * changes are counted in every database. The load test reads the CPU of the local postgres and
+ * redis-server processes (`--local-procs`) besides the services' (`--metrics`).
  *
- * Prints one JSON line (per node: role, commands, per action, top commands per action).
+ * Prints one JSON line (per node: role, commands, per action, top commands per action) and writes
+ * it to DIR/commands.json, next to the load test's report.json (DIR: test-artifacts/measure-commands[-one-redis]).
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
@@ -22,6 +28,17 @@ const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1]! : fallback;
 };
+
+/** The stored changes of every database, summed. */
+async function storedChangesOfAll(
+  databaseUrls: readonly string[],
+): Promise<{ byPlayers: number; byDeadlines: number }> {
+  const each = await Promise.all(databaseUrls.map(storedChanges));
+  return {
+    byPlayers: each.reduce((a, c) => a + c.byPlayers, 0),
+    byDeadlines: each.reduce((a, c) => a + c.byDeadlines, 0),
+  };
+}
 
 async function storedChanges(databaseUrl: string): Promise<{ byPlayers: number; byDeadlines: number }> {
   const client = new Client({ connectionString: databaseUrl });
@@ -56,8 +73,14 @@ const sum = (calls: Record<string, number>): number => Object.values(calls).redu
 async function main(): Promise<void> {
   const tables = arg('tables', '200');
   const one = process.argv.includes('--one-redis') ? await TestRedisServer.start('measure-commands') : null;
+  const databases = Number(arg('databases', '1'));
+  const out = arg(
+    'out',
+    join(ROOT, 'test-artifacts', one ? 'measure-commands-one-redis' : 'measure-commands'),
+  );
   const system = await TestSystem.start('measure-commands', {
     shards: 16,
+    databases,
     redisCluster: one === null,
     ...(one ? { env: { REDIS_URL: one.url } } : {}),
   });
@@ -66,14 +89,14 @@ async function main(): Promise<void> {
   try {
     const primaries = new Set(one ? [one.port] : await system.redisCluster!.primaryPorts());
     const before = await stats();
-    const changesBefore = await storedChanges(system.stores.databaseUrl);
+    const changesBefore = await storedChangesOfAll(system.databaseUrls);
     const run = spawnSync(
       process.execPath,
       [
         join(ROOT, 'apps/loadtest/dist/main.js'),
         ...['--url', system.httpUrl, '--tables', tables, '--think', arg('think', '1-3s')],
         ...['--ramp', arg('ramp', '10s'), '--duration', arg('duration', '60s'), '--quiet'],
-        ...['--out', join(ROOT, 'test-artifacts', one ? 'measure-commands-one-redis' : 'measure-commands')],
+        ...['--out', out, '--local-procs'],
         ...[
           '--metrics',
           ['gateway', 'table-service', 'timer-service'].map((n) => `${n}=${system.metricsUrl(n)}`).join(','),
@@ -83,7 +106,7 @@ async function main(): Promise<void> {
     );
     if (run.status !== 0) throw new Error(`loadtest failed: ${run.stdout}\n${run.stderr}`);
     const after = await stats();
-    const changesAfter = await storedChanges(system.stores.databaseUrl);
+    const changesAfter = await storedChangesOfAll(system.databaseUrls);
     const actions = changesAfter.byPlayers - changesBefore.byPlayers;
     const deadlineMoves = changesAfter.byDeadlines - changesBefore.byDeadlines;
     const nodes = Object.keys(after).map((key) => {
@@ -116,9 +139,19 @@ async function main(): Promise<void> {
       };
     });
     const onPrimaries = nodes.filter((n) => n.role === 'primary').reduce((a, n) => a + n.commands, 0);
-    process.stdout.write(
-      `${JSON.stringify({ tables: Number(tables), actions, deadlineMoves, commandsPerActionOnPrimaries: Math.round((onPrimaries / actions) * 100) / 100, nodes, loadtest: run.stdout.trim().split('\n').slice(-3) })}\n`,
-    );
+    const result = JSON.stringify({
+      tables: Number(tables),
+      redis: one ? 'one redis-server' : 'cluster, 3 primaries',
+      databases,
+      actions,
+      deadlineMoves,
+      commandsPerActionOnPrimaries: Math.round((onPrimaries / actions) * 100) / 100,
+      nodes,
+      loadtest: run.stdout.trim().split('\n').slice(-3),
+    });
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'commands.json'), `${result}\n`);
+    process.stdout.write(`${result}\n`);
   } finally {
     await system.stop();
     await one?.stop();
