@@ -1,4 +1,3 @@
-import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
 import { shardOf, type IntentEnvelope } from '@dominoes/protocol';
 import type { ShardDatabases } from '@dominoes/platform';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
@@ -8,10 +7,10 @@ import {
   type TwoDatabases,
 } from '../../../libs/platform/test/two-databases';
 import { Archiver } from '../src/retention/archiver';
-import { decide, openTable } from '../src/table/table-policy';
 import { TooManyTablesError } from '../src/table/table-ports';
 import { TableStore } from '../src/table/table-store';
 import type { TableState } from '../src/table/table-state';
+import { applyStored, deadlineOf, openAtOnce, openDrawFor } from './support/store-steps';
 
 /*
  * Postgres split by shard (issue 13, decision 0027), on two real databases: every row of a table is
@@ -32,31 +31,9 @@ describe('table store split over two databases', () => {
     await two?.dispose();
   });
 
-  const openFor = (host: string, id: string, max: number, s = store) => {
-    const opened = openTable(
-      id,
-      { id: host, name: 'h' },
-      { variant: 'draw', seats: 2, oneRound: true },
-      null,
-      {
-        now: 0,
-        waitingTableTtlMs: 60_000,
-      },
-    );
-    if (!opened.ok) throw new Error(opened.message);
-    return s.create(opened.table, opened.events, `${id}:create`, { maxOpenTablesPerHost: max });
-  };
-  const apply = async (id: string, envelope: Omit<IntentEnvelope, 'tableId'>, now = 0) => {
-    const table = (await store.load(id)) as TableState;
-    const decision = decide(
-      table,
-      { ...envelope, tableId: id },
-      { now, rng: createSeededRng(1), durations: RULE_DURATIONS },
-    );
-    if (!decision.ok) throw new Error(decision.message);
-    await store.append(table, decision.table, decision.events, envelope.intentId);
-    return (await store.load(id)) as TableState;
-  };
+  const openFor = (host: string, id: string, max: number, s = store) => openDrawFor(s, host, id, max);
+  const apply = (id: string, envelope: Omit<IntentEnvelope, 'tableId'>, now = 0) =>
+    applyStored(store, id, envelope, now);
   const join = (player: string, intentId: string): Omit<IntentEnvelope, 'tableId'> => ({
     intentId,
     player: { id: player, name: 'guest' },
@@ -141,13 +118,10 @@ describe('table store split over two databases', () => {
   it('openings of one host from several replicas at once, over both databases, store no more tables than the limit (the host lock is in the home database)', async () => {
     const replicas = [0, 1, 2, 3].map(() => new TableStore(two.open(3)));
     const host = uuid(6);
-    const attempts = Array.from({ length: 16 }, (_, i) =>
-      openFor(host, tableCodeIn(databases, i % 2, 'race', Math.floor(i / 2)), 3, replicas[i % 4]).then(
-        () => 'stored',
-        (error: unknown) => (error instanceof TooManyTablesError ? 'refused' : String(error)),
-      ),
+    const ids = Array.from({ length: 16 }, (_, i) =>
+      tableCodeIn(databases, i % 2, 'race', Math.floor(i / 2)),
     );
-    const outcomes = await Promise.all(attempts);
+    const outcomes = await openAtOnce(replicas, host, ids, 3);
     expect(outcomes.filter((o) => o === 'stored')).toHaveLength(3);
     expect(outcomes.filter((o) => o === 'refused')).toHaveLength(13);
     expect(await store.openTablesOf(host)).toBe(3);
@@ -158,18 +132,7 @@ describe('table store split over two databases', () => {
     for (const id of ids) {
       const opened = (await openFor(uuid(7), id, 5))!;
       // The waiting table's expiry fires: closed.
-      const closed = await apply(
-        id,
-        {
-          intentId: `deadline:${opened.deadline!.key}`,
-          player: null,
-          connectionId: null,
-          replyTo: null,
-          sentAt: 0,
-          intent: { kind: 'deadline', key: opened.deadline!.key, dueAt: opened.deadline!.at },
-        },
-        60_000,
-      );
+      const closed = await apply(id, deadlineOf(opened, 0), 60_000);
       expect(closed.status).toBe('closed');
     }
     const forgotten: string[] = [];

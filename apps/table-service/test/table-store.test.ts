@@ -5,6 +5,7 @@ import { createTestStores, type TestStores } from '../../../libs/platform/src/te
 import { decide, openTable } from '../src/table/table-policy';
 import { DuplicateIntentError, StaleWriteError, TooManyTablesError } from '../src/table/table-ports';
 import { TableStore } from '../src/table/table-store';
+import { applyStored as applyStoredOn, deadlineOf, openAtOnce, openDrawFor } from './support/store-steps';
 import { RECENT_INTENTS_KEPT, type TableState } from '../src/table/table-state';
 
 describe('table store on a real Postgres', () => {
@@ -33,39 +34,12 @@ describe('table store on a real Postgres', () => {
   });
   const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
   const limits = { maxOpenTablesPerHost: 5 };
-  const policy = (now = 0) => ({ now, rng: createSeededRng(1), durations: RULE_DURATIONS });
 
   /** Opens table `id` for `host` (a 2-seat, one-round draw game) through the store. */
-  const openFor = (host: string, id: string, max: number, s = store) => {
-    const opened = openTable(
-      id,
-      { id: host, name: 'h' },
-      { variant: 'draw', seats: 2, oneRound: true },
-      null,
-      {
-        now: 0,
-        waitingTableTtlMs: 60_000,
-      },
-    );
-    if (!opened.ok) throw new Error(opened.message);
-    return s.create(opened.table, opened.events, `${id}:create`, { maxOpenTablesPerHost: max });
-  };
+  const openFor = (host: string, id: string, max: number, s = store) => openDrawFor(s, host, id, max);
   /** Decides one intent on the stored table and stores the change, as the engine does. */
-  const applyStored = async (id: string, envelope: Omit<IntentEnvelope, 'tableId'>, now = 0) => {
-    const table = (await store.load(id)) as TableState;
-    const decision = decide(table, { ...envelope, tableId: id }, policy(now));
-    if (!decision.ok) throw new Error(decision.message);
-    await store.append(table, decision.table, decision.events, envelope.intentId);
-    return (await store.load(id)) as TableState;
-  };
-  const deadlineOf = (t: TableState, n: number): Omit<IntentEnvelope, 'tableId'> => ({
-    intentId: `deadline:${t.deadline!.key}:${n}`,
-    player: null,
-    connectionId: null,
-    replyTo: null,
-    sentAt: 0,
-    intent: { kind: 'deadline', key: t.deadline!.key, dueAt: t.deadline!.at },
-  });
+  const applyStored = (id: string, envelope: Omit<IntentEnvelope, 'tableId'>, now = 0) =>
+    applyStoredOn(store, id, envelope, now);
 
   it('creates a table once: a second table with the same code is refused', async () => {
     const opened = openTable('STORE1', { id: uuid(0), name: 'host' }, { variant: 'partnership' }, null, {
@@ -151,13 +125,13 @@ describe('table store on a real Postgres', () => {
     const replicas = [0, 1, 2, 3].map(() => createPrisma(stores.databaseUrl, 4));
     try {
       const host = uuid(8);
-      const attempts = Array.from({ length: 16 }, (_, i) =>
-        openFor(host, `RACE${String(i).padStart(2, '0')}`, 3, new TableStore(replicas[i % 4]!)).then(
-          () => 'stored',
-          (error: unknown) => (error instanceof TooManyTablesError ? 'refused' : String(error)),
-        ),
+      const ids = Array.from({ length: 16 }, (_, i) => `RACE${String(i).padStart(2, '0')}`);
+      const outcomes = await openAtOnce(
+        replicas.map((r) => new TableStore(r)),
+        host,
+        ids,
+        3,
       );
-      const outcomes = await Promise.all(attempts);
       expect(outcomes.filter((o) => o === 'stored')).toHaveLength(3);
       expect(outcomes.filter((o) => o === 'refused')).toHaveLength(13);
       expect(await store.openTablesOf(host)).toBe(3);
