@@ -47,8 +47,15 @@ export interface LoadConfig {
   readonly quiet: boolean;
   /** Redis to read INFO from at the window's start and end (the cost per action), or null. */
   readonly redisUrl: string | null;
-  /** Postgres database to read pg_stat_database / pg_stat_wal from (the cost per action), or null. */
+  /**
+   * --redis-cluster-nodes: seed host:port of a Redis Cluster whose every primary and replica is read
+   * like --redis-url (per node and summed). Absent when not given.
+   */
+  readonly redisClusterNodes?: readonly string[];
+  /** Postgres database to read pg_stat_database / pg_stat_wal from (the cost per action), or null; the first of several. */
   readonly databaseUrl: string | null;
+  /** --database-url given more than once (or comma-separated): every database, read each and summed. Absent for one. */
+  readonly databaseUrls?: readonly string[];
   /** Sum the CPU time of local processes by group from /proc (Linux) at the window's start and end. */
   readonly localProcs: boolean;
   /**
@@ -125,8 +132,12 @@ export const USAGE = `Usage: npm run loadtest -- [options]
   --quiet              no progress line
   --redis-url URL      read this Redis's INFO (commandstats, stats, cpu) at the window's start
                        and end: Redis commands, bytes and CPU per action
+  --redis-cluster-nodes HOST:PORT,...
+                       a Redis Cluster instead: find every primary and replica (CLUSTER NODES)
+                       and read each one's INFO; per node and summed
   --database-url URL   read pg_stat_database (and pg_stat_wal) of this Postgres database at the
-                       window's start and end: commits, rows written, WAL bytes per action
+                       window's start and end: commits, rows written, WAL bytes per action;
+                       repeat it (or comma-separate) for several databases: each and the sum
   --local-procs        (Linux) CPU time per action of local processes from /proc: postgres,
                        redis-server, gateway, table-service, timer-service, and this tool
   --workers N          run N processes on this machine, each its slice of the tables, and
@@ -208,6 +219,15 @@ function parseStoreUrl(text: string, flag: string, protocols: readonly string[])
   return text;
 }
 
+/** --redis-cluster-nodes' host:port items (at least one). */
+function parseClusterNodes(items: readonly string[]): string[] {
+  if (items.length === 0) throw new ArgError('--redis-cluster-nodes needs host:port,host:port,...');
+  for (const item of items)
+    if (!/^[^\s:/]+:\d{1,5}$/.test(item) || Number(item.slice(item.lastIndexOf(':') + 1)) > 65535)
+      throw new ArgError(`--redis-cluster-nodes must be host:port,host:port,...; got "${item}".`);
+  return [...items];
+}
+
 /** The URL without its password, for the report and the log. */
 export function redactUrl(text: string | null): string | null {
   if (text === null) return null;
@@ -259,7 +279,8 @@ const OPTIONS = {
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
   'redis-url': { type: 'string' },
-  'database-url': { type: 'string' },
+  'redis-cluster-nodes': { type: 'string' },
+  'database-url': { type: 'string', multiple: true },
   'local-procs': { type: 'boolean' },
   workers: { type: 'string', default: '1' },
   slice: { type: 'string' },
@@ -301,7 +322,18 @@ function readOptions(argv: readonly string[]) {
   return {
     given: (name: OptionName): boolean => given.has(name),
     flag: (name: OptionName): boolean => values[name] === true || values[name] === 'true',
-    text: (name: StringOption): string | undefined => values[name] as string | undefined,
+    text: (name: StringOption): string | undefined => {
+      const value = values[name] as string | string[] | undefined;
+      return Array.isArray(value) ? value.at(-1) : value;
+    },
+    /** Every value of an option given more than once, each split at commas. */
+    list: (name: StringOption): string[] => {
+      const value = values[name] as string | string[] | undefined;
+      return (value === undefined ? [] : [value].flat())
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+    },
   };
 }
 
@@ -358,7 +390,20 @@ export function parseArgs(
   if (durationMs < 1000) throw new ArgError('--duration must be at least 1s.');
   const settleMs = parseDuration(text('settle'), '--settle');
   const redisUrl = options.text('redis-url');
-  const databaseUrl = options.text('database-url');
+  const databaseUrls = options
+    .list('database-url')
+    .map((u) => parseStoreUrl(u, '--database-url', ['postgres:', 'postgresql:']));
+  if (options.given('database-url') && databaseUrls.length === 0)
+    throw new ArgError('--database-url needs a postgres:// or postgresql:// URL.');
+  if (new Set(databaseUrls).size < databaseUrls.length)
+    throw new ArgError('--database-url names one database twice: its figures would count twice in the sum.');
+  const clusterNodes = options.given('redis-cluster-nodes')
+    ? parseClusterNodes(options.list('redis-cluster-nodes'))
+    : null;
+  if (clusterNodes !== null && redisUrl !== undefined)
+    throw new ArgError(
+      '--redis-url and --redis-cluster-nodes do not go together: read one Redis or one cluster.',
+    );
   const localProcs = options.flag('local-procs');
   if (localProcs && platform !== 'linux')
     throw new ArgError(`--local-procs reads /proc: Linux only (this is ${platform}).`);
@@ -393,10 +438,9 @@ export function parseArgs(
     replyTimeoutMs,
     quiet: options.flag('quiet'),
     redisUrl: redisUrl === undefined ? null : parseStoreUrl(redisUrl, '--redis-url', ['redis:', 'rediss:']),
-    databaseUrl:
-      databaseUrl === undefined
-        ? null
-        : parseStoreUrl(databaseUrl, '--database-url', ['postgres:', 'postgresql:']),
+    ...(clusterNodes === null ? {} : { redisClusterNodes: clusterNodes }),
+    databaseUrl: databaseUrls[0] ?? null,
+    ...(databaseUrls.length > 1 ? { databaseUrls } : {}),
     localProcs,
     slice,
     workers,

@@ -5,7 +5,14 @@
  */
 import { redactUrl, type LoadConfig } from './args';
 import { perAction, round } from './cost-math';
-import { postgresCost, PostgresSampler, type PgSnapshot, type PostgresCost } from './postgres-cost';
+import {
+  postgresCost,
+  PostgresSampler,
+  sumPostgresCosts,
+  type PgSnapshot,
+  type PostgresCost,
+  type PostgresDatabaseCost,
+} from './postgres-cost';
 import {
   clockTicksPerSecond,
   processesCost,
@@ -13,6 +20,12 @@ import {
   type ProcessesCost,
   type ProcSnapshot,
 } from './proc-cost';
+import {
+  clusterLabel,
+  redisClusterCost,
+  RedisClusterSampler,
+  type RedisNodeCost,
+} from './redis-cluster-cost';
 import { redisCost, RedisSampler, type RedisCost, type RedisSnapshot } from './redis-cost';
 import type { ServiceSample } from './service-metrics';
 
@@ -53,8 +66,14 @@ export interface CostReport {
     readonly pgRowsWritten: number | null;
     readonly pgWalBytes: number | null;
   };
+  /** One Redis (--redis-url), or the sum over every node of a cluster (--redis-cluster-nodes). */
   readonly redis: RedisCost | null;
+  /** --redis-cluster-nodes only: each primary and replica's own figures (`redis` is their sum). */
+  readonly redisNodes?: RedisNodeCost[];
+  /** One database, or the sum of several (--database-url given more than once). */
   readonly postgres: PostgresCost | null;
+  /** Several databases only: each one's own figures (`postgres` is their sum). */
+  readonly postgresDatabases?: PostgresDatabaseCost[];
   readonly processes: ProcessesCost | null;
   /** From the services' /metrics (--metrics), one replica per URL. */
   readonly services: ServiceMetricsCost[];
@@ -159,7 +178,9 @@ export interface CostParts {
   /** This tool's CPU over the window (process.cpuUsage()). */
   readonly toolCpuMs: number;
   readonly redis: RedisCost | null;
+  readonly redisNodes?: RedisNodeCost[];
   readonly postgres: PostgresCost | null;
+  readonly postgresDatabases?: PostgresDatabaseCost[];
   readonly processes: ProcessesCost | null;
   readonly services: ServiceMetricsCost[];
 }
@@ -208,7 +229,9 @@ export function buildCost(p: CostParts): CostReport {
       pgWalBytes: ppa?.walBytes ?? null,
     },
     redis: p.redis,
+    ...(p.redisNodes ? { redisNodes: p.redisNodes } : {}),
     postgres: p.postgres,
+    ...(p.postgresDatabases ? { postgresDatabases: p.postgresDatabases } : {}),
     processes: p.processes,
     services: p.services,
     tool: {
@@ -237,23 +260,36 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 interface Readings {
   redis: RedisSnapshot | null;
-  postgres: PgSnapshot | null;
+  /** By node id (--redis-cluster-nodes). */
+  cluster: Map<string, RedisSnapshot> | null;
+  /** One per database sampler, in --database-url's order (null where the reading failed). */
+  postgres: (PgSnapshot | null)[];
   processes: ProcSnapshot | null;
 }
 
+const NO_READINGS: Readings = { redis: null, cluster: null, postgres: [], processes: null };
+
+/** What CostMeter.sections gives: the report's store and process sections. */
+export type CostSections = Pick<
+  CostReport,
+  'redis' | 'redisNodes' | 'postgres' | 'postgresDatabases' | 'processes'
+>;
+
 /**
- * The readings of Redis, Postgres and /proc that --redis-url, --database-url and --local-procs ask
- * for: connected before the ramp, read at the window's start and end. A source that cannot be
- * read leaves a warning and a null section; the run goes on.
+ * The readings of Redis (one, or every node of a cluster), Postgres (one database or several) and
+ * /proc that --redis-url / --redis-cluster-nodes, --database-url and --local-procs ask for:
+ * connected before the ramp, read at the window's start and end. A source that cannot be read
+ * leaves a warning and a null section; the run goes on.
  */
 export class CostMeter {
-  private startReadings: Readings = { redis: null, postgres: null, processes: null };
-  private endReadings: Readings = { redis: null, postgres: null, processes: null };
+  private startReadings: Readings = NO_READINGS;
+  private endReadings: Readings = NO_READINGS;
   private readonly clockTicks: number | null;
 
   private constructor(
     private readonly redis: RedisSampler | null,
-    private readonly postgres: PostgresSampler | null,
+    private readonly cluster: RedisClusterSampler | null,
+    private readonly postgres: readonly PostgresSampler[],
     localProcs: boolean,
     readonly warnings: string[],
     private readonly timeoutMs: number,
@@ -263,7 +299,8 @@ export class CostMeter {
 
   static async open(config: LoadConfig, timeoutMs = 5000): Promise<CostMeter> {
     const warnings: string[] = [];
-    const [redis, postgres] = await Promise.all([
+    const nodes = config.redisClusterNodes ?? [];
+    const [redis, cluster, postgres] = await Promise.all([
       config.redisUrl === null
         ? null
         : RedisSampler.connect(config.redisUrl, timeoutMs).catch((error: unknown) => {
@@ -272,20 +309,37 @@ export class CostMeter {
             );
             return null;
           }),
-      config.databaseUrl === null
+      nodes.length === 0
         ? null
-        : PostgresSampler.connect(config.databaseUrl, timeoutMs).catch((error: unknown) => {
+        : RedisClusterSampler.connect(nodes, timeoutMs).catch((error: unknown) => {
+            warnings.push(`Redis Cluster cost not measured: ${message(error)}`);
+            return null;
+          }),
+      Promise.all(
+        databaseUrlsOf(config).map((url) =>
+          PostgresSampler.connect(url, timeoutMs).catch((error: unknown) => {
             warnings.push(
-              `Postgres cost not measured: cannot connect to ${redactUrl(config.databaseUrl)}: ${message(error)}`,
+              `Postgres cost not measured: cannot connect to ${redactUrl(url)}: ${message(error)}`,
             );
             return null;
           }),
+        ),
+      ),
     ]);
-    return new CostMeter(redis, postgres, config.localProcs, warnings, timeoutMs);
+    const connected = postgres.filter((p): p is PostgresSampler => p !== null);
+    // Several databases are a sum: one missing would make it a wrong one.
+    if (connected.length < postgres.length && postgres.length > 1) {
+      warnings.push('Postgres cost not measured: not every --database-url could be read (see above).');
+      await Promise.all(connected.map((p) => p.close()));
+      return new CostMeter(redis, cluster, [], config.localProcs, warnings, timeoutMs);
+    }
+    return new CostMeter(redis, cluster, connected, config.localProcs, warnings, timeoutMs);
   }
 
   get enabled(): boolean {
-    return this.redis !== null || this.postgres !== null || this.clockTicks !== null;
+    return (
+      this.redis !== null || this.cluster !== null || this.postgres.length > 0 || this.clockTicks !== null
+    );
   }
 
   /** All readings at once (each source in parallel), so they describe the same moment. */
@@ -296,9 +350,21 @@ export class CostMeter {
         return null;
       });
     const redis = this.redis ? guard('Redis INFO', () => this.redis!.snapshot()) : Promise.resolve(null);
-    const postgres = this.postgres
-      ? guard('Postgres statistics', () => this.postgres!.snapshot())
+    const cluster = this.cluster
+      ? guard('Redis Cluster INFO', () => this.cluster!.snapshot()).then((r) => {
+          for (const f of r?.failed ?? [])
+            this.warnings.push(`Redis Cluster INFO at the window's ${edge} failed on ${f}`);
+          return r?.readings ?? null;
+        })
       : Promise.resolve(null);
+    const postgres = Promise.all(
+      this.postgres.map((p) =>
+        guard(
+          this.postgres.length > 1 ? `Postgres statistics of ${redactUrl(p.url)}` : 'Postgres statistics',
+          () => p.snapshot(),
+        ),
+      ),
+    );
     let processes: ProcSnapshot | null = null;
     if (this.clockTicks !== null) {
       try {
@@ -307,7 +373,7 @@ export class CostMeter {
         this.warnings.push(`/proc at the window's ${edge} failed: ${message(error)}`);
       }
     }
-    return { redis: await redis, postgres: await postgres, processes };
+    return { redis: await redis, cluster: await cluster, postgres: await postgres, processes };
   }
 
   async start(): Promise<void> {
@@ -318,32 +384,72 @@ export class CostMeter {
     this.endReadings = await this.read('end');
   }
 
-  /** The three sections, from the readings taken; null where a reading is missing. */
-  sections(actions: number): {
-    redis: RedisCost | null;
-    postgres: PostgresCost | null;
-    processes: ProcessesCost | null;
-  } {
+  /** The sections, from the readings taken; null where a reading is missing. */
+  sections(actions: number): CostSections {
     const a = this.startReadings;
     const b = this.endReadings;
     let redis: RedisCost | null = null;
+    let redisNodes: RedisNodeCost[] | undefined;
     if (a.redis && b.redis && this.redis) {
       const r = redisCost(a.redis, b.redis, actions, redactUrl(this.redis.url)!);
       redis = r.cost;
       this.warnings.push(...r.warnings);
     }
-    let postgres: PostgresCost | null = null;
-    if (a.postgres && b.postgres) {
-      const r = postgresCost(a.postgres, b.postgres, actions);
-      postgres = r.cost;
+    if (a.cluster && b.cluster && this.cluster) {
+      const r = redisClusterCost(
+        this.cluster.nodes,
+        a.cluster,
+        b.cluster,
+        actions,
+        clusterLabel(this.cluster.seeds),
+      );
       this.warnings.push(...r.warnings);
+      if (r.nodes.length === this.cluster.nodes.length) {
+        redis = r.sum;
+        redisNodes = r.nodes;
+      } else this.warnings.push('Redis Cluster cost not given: not every node was read at both edges.');
     }
+    const { postgres, postgresDatabases } = this.postgresSections(a, b, actions);
     const processes = a.processes && b.processes ? processesCost(a.processes, b.processes, actions) : null;
-    return { redis, postgres, processes };
+    return {
+      redis,
+      ...(redisNodes ? { redisNodes } : {}),
+      postgres,
+      ...(postgresDatabases ? { postgresDatabases } : {}),
+      processes,
+    };
+  }
+
+  private postgresSections(
+    a: Readings,
+    b: Readings,
+    actions: number,
+  ): { postgres: PostgresCost | null; postgresDatabases?: PostgresDatabaseCost[] } {
+    const costs: PostgresDatabaseCost[] = [];
+    for (const [i, sampler] of this.postgres.entries()) {
+      const start = a.postgres[i];
+      const end = b.postgres[i];
+      if (!start || !end) return { postgres: null };
+      const r = postgresCost(start, end, actions);
+      this.warnings.push(...r.warnings);
+      costs.push({ ...r.cost, url: redactUrl(sampler.url)!, server: sampler.server });
+    }
+    if (costs.length === 0) return { postgres: null };
+    if (costs.length === 1) {
+      const { url: _url, server: _server, ...one } = costs[0]!;
+      return { postgres: one };
+    }
+    return { postgres: sumPostgresCosts(costs, actions), postgresDatabases: costs };
   }
 
   async close(): Promise<void> {
     this.redis?.close();
-    await this.postgres?.close();
+    this.cluster?.close();
+    await Promise.all(this.postgres.map((p) => p.close()));
   }
+}
+
+/** Every --database-url (databaseUrls), or the one databaseUrl of a config written before them. */
+export function databaseUrlsOf(config: Pick<LoadConfig, 'databaseUrl' | 'databaseUrls'>): readonly string[] {
+  return config.databaseUrls ?? (config.databaseUrl === null ? [] : [config.databaseUrl]);
 }

@@ -359,7 +359,9 @@ export function mergeReports(list: readonly NamedReport[]): Report {
         return {
           metrics: c.metrics,
           redisUrl: c.redisUrl,
+          ...(c.redisClusterNodes ? { redisClusterNodes: c.redisClusterNodes } : {}),
           databaseUrl: c.databaseUrl,
+          ...(c.databaseUrls ? { databaseUrls: c.databaseUrls } : {}),
           localProcs: c.localProcs,
         };
       })(),

@@ -22,6 +22,11 @@ export interface PgSnapshot {
   readonly wal: { readonly records: number; readonly fpi: number; readonly bytes: number } | null;
   /** pg_current_wal_lsn() in bytes (null on a standby). */
   readonly walLsn: number | null;
+  /**
+   * Which Postgres server (cluster) the database is on: pg_control_system()'s system identifier
+   * when readable, else the URL's host:port. Databases of one server share its WAL figures.
+   */
+  readonly server?: string;
 }
 
 export interface PostgresCost {
@@ -89,44 +94,69 @@ export function postgresCost(
         }
       : null;
   const walLsnBytes = a.walLsn !== null && b.walLsn !== null ? diff(a.walLsn, b.walLsn) : null;
-  const seconds = Math.max(0, (b.atMs - a.atMs) / 1000);
-  const per = (n: number, digits = 3) => perAction(n, actions, digits)!;
   if (actions > 0 && written === 0)
     warnings.push(
       `Postgres: no row was written in "${b.database}" during the window: is --database-url the database the services use?`,
     );
   return {
-    cost: {
-      database: b.database,
-      seconds: round(seconds, 3),
-      commits,
-      rollbacks: diff(a.xactRollback, b.xactRollback),
-      rowsInserted: inserted,
-      rowsUpdated: updated,
-      rowsDeleted: deleted,
-      rowsWritten: written,
-      blocksHit: diff(a.blksHit, b.blksHit),
-      blocksRead: diff(a.blksRead, b.blksRead),
-      wal,
-      walLsnBytes,
-      perAction:
-        actions > 0
-          ? {
-              commits: per(commits),
-              rowsWritten: per(written),
-              rowsInserted: per(inserted),
-              rowsUpdated: per(updated),
-              rowsDeleted: per(deleted),
-              blocksHit: per(diff(a.blksHit, b.blksHit), 2),
-              blocksRead: per(diff(a.blksRead, b.blksRead), 2),
-              walRecords: wal ? per(wal.records, 2) : null,
-              walBytes: wal ? per(wal.bytes, 0) : walLsnBytes !== null ? per(walLsnBytes, 0) : null,
-              walLsnBytes: walLsnBytes !== null ? per(walLsnBytes, 0) : null,
-            }
-          : null,
-      note: postgresNote(b.database),
-    },
+    cost: postgresCostOf(
+      {
+        database: b.database,
+        seconds: Math.max(0, (b.atMs - a.atMs) / 1000),
+        commits,
+        rollbacks: diff(a.xactRollback, b.xactRollback),
+        rowsInserted: inserted,
+        rowsUpdated: updated,
+        rowsDeleted: deleted,
+        blocksHit: diff(a.blksHit, b.blksHit),
+        blocksRead: diff(a.blksRead, b.blksRead),
+        wal,
+        walLsnBytes,
+      },
+      actions,
+      postgresNote(b.database),
+    ),
     warnings,
+  };
+}
+
+/** A window's totals, before they are divided (rowsWritten and perAction come from them). */
+export type PostgresTotals = Omit<PostgresCost, 'rowsWritten' | 'perAction' | 'note'>;
+
+/** The PostgresCost of a window's totals: rows written, rounded seconds, and per action. */
+export function postgresCostOf(t: PostgresTotals, actions: number, note: string): PostgresCost {
+  const written = t.rowsInserted + t.rowsUpdated + t.rowsDeleted;
+  const per = (n: number, digits = 3) => perAction(n, actions, digits)!;
+  // The fields in the order report.json has always had them.
+  return {
+    database: t.database,
+    seconds: round(t.seconds, 3),
+    commits: t.commits,
+    rollbacks: t.rollbacks,
+    rowsInserted: t.rowsInserted,
+    rowsUpdated: t.rowsUpdated,
+    rowsDeleted: t.rowsDeleted,
+    rowsWritten: written,
+    blocksHit: t.blocksHit,
+    blocksRead: t.blocksRead,
+    wal: t.wal,
+    walLsnBytes: t.walLsnBytes,
+    perAction:
+      actions > 0
+        ? {
+            commits: per(t.commits),
+            rowsWritten: per(written),
+            rowsInserted: per(t.rowsInserted),
+            rowsUpdated: per(t.rowsUpdated),
+            rowsDeleted: per(t.rowsDeleted),
+            blocksHit: per(t.blocksHit, 2),
+            blocksRead: per(t.blocksRead, 2),
+            walRecords: t.wal ? per(t.wal.records, 2) : null,
+            walBytes: t.wal ? per(t.wal.bytes, 0) : t.walLsnBytes !== null ? per(t.walLsnBytes, 0) : null,
+            walLsnBytes: t.walLsnBytes !== null ? per(t.walLsnBytes, 0) : null,
+          }
+        : null,
+    note,
   };
 }
 
@@ -141,6 +171,9 @@ export class PostgresSampler {
   private constructor(
     private readonly client: Client,
     private readonly hasStatWal: boolean,
+    readonly url: string,
+    /** See PgSnapshot.server. */
+    readonly server: string,
   ) {}
 
   static async connect(url: string, timeoutMs = 5000): Promise<PostgresSampler> {
@@ -156,7 +189,14 @@ export class PostgresSampler {
       const { rows } = await client.query<{ wal: string | null }>(
         "select to_regclass('pg_catalog.pg_stat_wal')::text as wal",
       );
-      return new PostgresSampler(client, rows[0]?.wal != null);
+      const server = await client
+        .query<{ id: string }>('select system_identifier::text as id from pg_control_system()')
+        .then((r) => `system ${r.rows[0]!.id}`)
+        .catch(() => {
+          const u = new URL(url);
+          return `${u.hostname}:${u.port || '5432'}`;
+        });
+      return new PostgresSampler(client, rows[0]?.wal != null, url, server);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -192,10 +232,59 @@ export class PostgresSampler {
           ? null
           : { records: num(r['wal_records']), fpi: num(r['wal_fpi']), bytes: num(r['wal_bytes']) },
       walLsn: r['wal_lsn'] == null ? null : num(r['wal_lsn']),
+      server: this.server,
     };
   }
 
   async close(): Promise<void> {
     await this.client.end().catch(() => undefined);
   }
+}
+
+/** One database's window when --database-url names several: its cost, where it is, and its server. */
+export interface PostgresDatabaseCost extends PostgresCost {
+  /** The URL read (without its password). */
+  readonly url: string;
+  /** See PgSnapshot.server: databases with the same one share (and sum once) its WAL figures. */
+  readonly server: string;
+}
+
+export const POSTGRES_SUM_NOTE =
+  'The sum of the databases listed (pg_stat_database of each; every client of each counts). ' +
+  'The WAL figures are per server: a server holding several of the databases counts once. ' +
+  'Each backend publishes its counters at most once a second, so a short window can be off by about a second of work at each end.';
+
+/** The databases' costs added up into one PostgresCost (WAL once per server). */
+export function sumPostgresCosts(costs: readonly PostgresDatabaseCost[], actions: number): PostgresCost {
+  const sum = (pick: (c: PostgresCost) => number) => costs.reduce((s, c) => s + pick(c), 0);
+  const servers = new Map<string, PostgresDatabaseCost>();
+  for (const c of costs) if (!servers.has(c.server)) servers.set(c.server, c);
+  const once = [...servers.values()];
+  const wal = once.every((c) => c.wal !== null)
+    ? {
+        records: once.reduce((s, c) => s + c.wal!.records, 0),
+        fpi: once.reduce((s, c) => s + c.wal!.fpi, 0),
+        bytes: once.reduce((s, c) => s + c.wal!.bytes, 0),
+      }
+    : null;
+  const walLsnBytes = once.every((c) => c.walLsnBytes !== null)
+    ? once.reduce((s, c) => s + c.walLsnBytes!, 0)
+    : null;
+  return postgresCostOf(
+    {
+      database: costs.map((c) => c.database).join(', '),
+      seconds: Math.max(0, ...costs.map((c) => c.seconds)),
+      commits: sum((c) => c.commits),
+      rollbacks: sum((c) => c.rollbacks),
+      rowsInserted: sum((c) => c.rowsInserted),
+      rowsUpdated: sum((c) => c.rowsUpdated),
+      rowsDeleted: sum((c) => c.rowsDeleted),
+      blocksHit: sum((c) => c.blocksHit),
+      blocksRead: sum((c) => c.blocksRead),
+      wal,
+      walLsnBytes,
+    },
+    actions,
+    POSTGRES_SUM_NOTE,
+  );
 }

@@ -24,6 +24,8 @@ export interface RedisSnapshot {
   readonly netOutputBytes: number;
   /** used_cpu_sys + used_cpu_user of the server process (all its threads), in seconds. */
   readonly cpuSeconds: number;
+  /** INFO replication's role (master → primary, slave → replica), when INFO has it. */
+  readonly role?: 'primary' | 'replica';
 }
 
 export interface RedisTopCommand {
@@ -110,6 +112,11 @@ export function redisSnapshotFromInfo(text: string, atMs: number): RedisSnapshot
     netInputBytes: field(info, 'total_net_input_bytes'),
     netOutputBytes: field(info, 'total_net_output_bytes'),
     cpuSeconds: field(info, 'used_cpu_sys') + field(info, 'used_cpu_user'),
+    ...(info.get('role') === 'master'
+      ? { role: 'primary' as const }
+      : info.get('role') === 'slave'
+        ? { role: 'replica' as const }
+        : {}),
   };
 }
 
@@ -142,42 +149,67 @@ export function redisCost(
     if (command === 'info') calls -= ownInfoCalls;
     if (calls > 0) rows.push({ command, calls, usec: Math.max(0, end.usec - start.usec) });
   }
-  rows.sort((x, y) => y.calls - x.calls || x.command.localeCompare(y.command));
-  const commands = rows.reduce((s, r) => s + r.calls, 0);
-  const total = Math.max(0, b.totalCommandsProcessed - a.totalCommandsProcessed - ownInfoCalls);
-  const netIn = Math.max(0, b.netInputBytes - a.netInputBytes);
-  const netOut = Math.max(0, b.netOutputBytes - a.netOutputBytes);
-  const cpuMs = Math.max(0, (b.cpuSeconds - a.cpuSeconds) * 1000);
-  const per = (n: number, digits = 2) => perAction(n, actions, digits);
   return {
-    cost: {
+    cost: redisCostOf({
       url,
-      seconds: round(seconds, 3),
-      commands,
-      totalCommandsProcessed: total,
-      netInputBytes: netIn,
-      netOutputBytes: netOut,
-      cpuMs: round(cpuMs, 1),
-      cores: seconds > 0 ? round(cpuMs / 1000 / seconds, 3) : 0,
-      topCommands: rows.map((r) => ({
-        command: r.command,
-        calls: r.calls,
-        perAction: per(r.calls),
-        usecPerCall: round(r.usec / r.calls, 2),
-      })),
-      perAction:
-        actions > 0
-          ? {
-              commands: per(commands)!,
-              totalCommandsProcessed: per(total)!,
-              netInputBytes: per(netIn, 0)!,
-              netOutputBytes: per(netOut, 0)!,
-              cpuMs: per(cpuMs, 3)!,
-            }
-          : null,
+      seconds,
+      rows,
+      totalCommandsProcessed: Math.max(0, b.totalCommandsProcessed - a.totalCommandsProcessed - ownInfoCalls),
+      netInputBytes: Math.max(0, b.netInputBytes - a.netInputBytes),
+      netOutputBytes: Math.max(0, b.netOutputBytes - a.netOutputBytes),
+      cpuMs: Math.max(0, (b.cpuSeconds - a.cpuSeconds) * 1000),
+      actions,
       note: REDIS_NOTE,
-    },
+    }),
     warnings,
+  };
+}
+
+/** A window's differences, by command and in total, before they are rounded and divided. */
+export interface RedisWindow {
+  readonly url: string;
+  readonly seconds: number;
+  /** Calls and µs by command (any order). */
+  readonly rows: readonly { readonly command: string; readonly calls: number; readonly usec: number }[];
+  readonly totalCommandsProcessed: number;
+  readonly netInputBytes: number;
+  readonly netOutputBytes: number;
+  readonly cpuMs: number;
+  readonly actions: number;
+  readonly note: string;
+}
+
+/** The RedisCost of a window: rounded totals, commands most calls first, and per action. */
+export function redisCostOf(w: RedisWindow): RedisCost {
+  const rows = [...w.rows].sort((x, y) => y.calls - x.calls || x.command.localeCompare(y.command));
+  const commands = rows.reduce((s, r) => s + r.calls, 0);
+  const per = (n: number, digits = 2) => perAction(n, w.actions, digits);
+  return {
+    url: w.url,
+    seconds: round(w.seconds, 3),
+    commands,
+    totalCommandsProcessed: w.totalCommandsProcessed,
+    netInputBytes: w.netInputBytes,
+    netOutputBytes: w.netOutputBytes,
+    cpuMs: round(w.cpuMs, 1),
+    cores: w.seconds > 0 ? round(w.cpuMs / 1000 / w.seconds, 3) : 0,
+    topCommands: rows.map((r) => ({
+      command: r.command,
+      calls: r.calls,
+      perAction: per(r.calls),
+      usecPerCall: round(r.usec / r.calls, 2),
+    })),
+    perAction:
+      w.actions > 0
+        ? {
+            commands: per(commands)!,
+            totalCommandsProcessed: per(w.totalCommandsProcessed)!,
+            netInputBytes: per(w.netInputBytes, 0)!,
+            netOutputBytes: per(w.netOutputBytes, 0)!,
+            cpuMs: per(w.cpuMs, 3)!,
+          }
+        : null,
+    note: w.note,
   };
 }
 
@@ -215,6 +247,11 @@ export class RedisSampler {
   async snapshot(): Promise<RedisSnapshot> {
     const text = await this.redis.info('all');
     return redisSnapshotFromInfo(text, performance.now());
+  }
+
+  /** Another command's text reply (CLUSTER NODES), sent outside the window. */
+  async command(name: string, ...args: string[]): Promise<string> {
+    return String(await this.redis.call(name, ...args));
   }
 
   close(): void {

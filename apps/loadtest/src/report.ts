@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { LoadConfig } from './args';
 import { cpuRows, type CostReport } from './cost';
 import type { SerializedHistogram } from './hist';
+import type { PostgresDatabaseCost } from './postgres-cost';
+import type { RedisNodeCost } from './redis-cluster-cost';
 import type { ServiceSample, ServiceSeries } from './service-metrics';
 import type { Bucket, Counters, LatencySummary, SecondPoint } from './stats';
 import { escapeXml, formatMs, formatNumber, histogramChart, lineChart, type LineSeries } from './svg';
@@ -318,6 +320,39 @@ const fixed = (v: number | null | undefined, digits: number): string =>
 const bytes = (v: number | null | undefined): string =>
   v === null || v === undefined ? '–' : v >= 10_240 ? `${formatNumber(v / 1024)} KB` : `${formatNumber(v)} B`;
 
+/** A Redis Cluster's nodes, one row each: role, slots, commands, bytes and CPU per action, top commands. */
+function redisNodesHtml(nodes: readonly RedisNodeCost[]): string {
+  const top = (n: RedisNodeCost) =>
+    n.topCommands
+      .slice(0, 5)
+      .map((c) => `${c.command} ${fixed(c.perAction, 2)}`)
+      .join(', ');
+  return (
+    `<table class="small"><caption>Redis Cluster nodes</caption><tr><th>node</th><th>role</th><th>slots</th><th>commands / action</th><th>bytes in / out per action</th><th>CPU ms / action</th><th>top commands per action</th></tr>` +
+    nodes
+      .map(
+        (n) =>
+          `<tr><th>${escapeXml(n.address)}</th><td>${n.role}${n.roleAtEnd !== null && n.roleAtEnd !== n.role ? ` → ${n.roleAtEnd}` : ''}</td><td>${n.slots}</td><td>${fixed(n.perAction?.commands, 2)} (${n.commands})</td><td>${bytes(n.perAction?.netInputBytes)} / ${bytes(n.perAction?.netOutputBytes)}</td><td>${fixed(n.perAction?.cpuMs, 3)} (${n.cpuMs} ms)</td><td>${escapeXml(top(n))}</td></tr>`,
+      )
+      .join('') +
+    `</table>`
+  );
+}
+
+/** Several databases, one row each: commits, rows written, WAL and blocks per action. */
+function postgresDatabasesHtml(databases: readonly PostgresDatabaseCost[]): string {
+  return (
+    `<table class="small"><caption>Postgres databases</caption><tr><th>database</th><th>server</th><th>commits / action</th><th>rows written / action</th><th>WAL bytes / action (server)</th><th>blocks hit / read per action</th></tr>` +
+    databases
+      .map(
+        (d) =>
+          `<tr><th>${escapeXml(d.url)}</th><td>${escapeXml(d.server)}</td><td>${fixed(d.perAction?.commits, 3)} (${d.commits})</td><td>${fixed(d.perAction?.rowsWritten, 3)} (${d.rowsWritten})</td><td>${bytes(d.perAction?.walBytes)}</td><td>${fixed(d.perAction?.blocksHit, 2)} / ${fixed(d.perAction?.blocksRead, 2)}</td></tr>`,
+      )
+      .join('') +
+    `</table>`
+  );
+}
+
 /** The cost section: CPU per action by process, then Redis and Postgres per action. */
 export function costHtml(cost: CostReport): string {
   const parts: string[] = [];
@@ -359,6 +394,7 @@ export function costHtml(cost: CostReport): string {
       `<p class="note">${escapeXml(rd.note)}</p>`,
     );
   }
+  if (cost.redisNodes) parts.push(redisNodesHtml(cost.redisNodes));
   const pg = cost.postgres;
   if (pg) {
     const pa = pg.perAction;
@@ -371,6 +407,7 @@ export function costHtml(cost: CostReport): string {
       `<p class="note">${escapeXml(pg.note)}</p>`,
     );
   }
+  if (cost.postgresDatabases) parts.push(postgresDatabasesHtml(cost.postgresDatabases));
   if (!rd && !pg && !cost.processes && cost.services.length === 0)
     parts.push(
       '<p>Only this tool’s CPU was measured: pass <code>--local-procs</code>, <code>--redis-url</code>, <code>--database-url</code> or <code>--metrics</code> for the rest.</p>',

@@ -359,7 +359,12 @@ export async function runLoadTest(config: LoadConfig, options: RunOptions = {}):
       schema: REPORT_SCHEMA,
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
-      config: { ...config, redisUrl: redactUrl(config.redisUrl), databaseUrl: redactUrl(config.databaseUrl) },
+      config: {
+        ...config,
+        redisUrl: redactUrl(config.redisUrl),
+        databaseUrl: redactUrl(config.databaseUrl),
+        ...(config.databaseUrls ? { databaseUrls: config.databaseUrls.map((u) => redactUrl(u)!) } : {}),
+      },
       machine: {
         cpus: cpus().length,
         model: cpus()[0]?.model ?? 'unknown',

@@ -40,8 +40,22 @@ export interface ProgressMessage extends TickProgress {
 /** The environment variable that tells main.ts it is a worker of a --workers parent. */
 export const WORKER_ENV = 'LOADTEST_WORKER';
 
-const VALUED = new Set(['--workers', '--out', '--slice', '--metrics', '--redis-url', '--database-url']);
-const COST = new Set(['--metrics', '--redis-url', '--database-url', '--local-procs']);
+const VALUED = new Set([
+  '--workers',
+  '--out',
+  '--slice',
+  '--metrics',
+  '--redis-url',
+  '--redis-cluster-nodes',
+  '--database-url',
+]);
+const COST = new Set([
+  '--metrics',
+  '--redis-url',
+  '--redis-cluster-nodes',
+  '--database-url',
+  '--local-procs',
+]);
 
 /** Worker k's command line: the parent's, without --workers and --out, plus its slice and folder. */
 export function workerArgv(argv: readonly string[], k: number, n: number, dir: string): string[] {

@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCost, costDenominator, servicesCost, type CostParts } from '../src/cost';
-import { postgresCost, type PgSnapshot } from '../src/postgres-cost';
+import {
+  postgresCost,
+  sumPostgresCosts,
+  type PgSnapshot,
+  type PostgresDatabaseCost,
+} from '../src/postgres-cost';
 import {
   classifyProcess,
   groupTicks,
@@ -233,6 +238,43 @@ describe('Postgres cost over the window', () => {
     expect(cost.rowsWritten).toBe(0);
     expect(warnings[0]).toMatch(/no row was written in "dominoes"/);
     expect(postgresCost(pgSnap(), pgSnap(), 0).cost.perAction).toBeNull();
+  });
+});
+
+describe('several Postgres databases over the window', () => {
+  const db = (name: string, server: string, rows: number, walBytes: number): PostgresDatabaseCost => ({
+    ...postgresCost(
+      pgSnap({ database: name }),
+      pgSnap({
+        atMs: 10_000,
+        database: name,
+        xactCommit: 1000 + rows,
+        tupInserted: 500 + rows,
+        wal: { records: 5000 + walBytes / 100, fpi: 40, bytes: 1_000_000 + walBytes },
+        walLsn: 50_000_000 + walBytes,
+      }),
+      10,
+    ).cost,
+    url: `postgresql://${server}/${name}`,
+    server,
+  });
+
+  it('sums rows and commits over the databases, and the WAL once per server', () => {
+    const sum = sumPostgresCosts(
+      [db('a', 's1', 30, 5000), db('b', 's1', 10, 5100), db('c', 's2', 20, 800)],
+      10,
+    );
+    expect(sum).toMatchObject({
+      database: 'a, b, c',
+      seconds: 10,
+      commits: 60,
+      rowsInserted: 60,
+      rowsWritten: 60,
+      // s1 once (its first database's reading) + s2.
+      wal: { records: 58, fpi: 0, bytes: 5800 },
+      walLsnBytes: 5800,
+      perAction: { commits: 6, rowsWritten: 6, walBytes: 580 },
+    });
   });
 });
 

@@ -12,6 +12,7 @@ import {
   type Report,
 } from '../src/report';
 import { buildCost, type CostReport } from '../src/cost';
+import { mergeReports } from '../src/merge';
 import type { ServiceSeries } from '../src/service-metrics';
 import { Recorder } from '../src/stats';
 
@@ -386,6 +387,74 @@ describe('the cost section', () => {
     );
     expect(html).toContain('redis note');
     expect(html).toContain('postgres note');
+  });
+
+  it("a cluster's nodes and several databases: in report.json and report.html, and kept by merge", () => {
+    const base = makeCost();
+    const node = (address: string, role: 'primary' | 'replica', commands: number) => ({
+      ...base.redis!,
+      url: address,
+      commands,
+      perAction: { ...base.redis!.perAction!, commands: commands / 600 },
+      id: `id-${address}`,
+      address,
+      role,
+      roleAtEnd: role,
+      primaryId: role === 'replica' ? 'id-h:1' : null,
+      slots: role === 'primary' ? 16384 : 0,
+    });
+    const db = (name: string) => ({
+      ...base.postgres!,
+      database: name,
+      url: `postgresql://h/${name}`,
+      server: 'system 1',
+    });
+    const cost: CostReport = {
+      ...base,
+      redisNodes: [node('h:1', 'primary', 6000), node('h:2', 'replica', 3000)],
+      postgresDatabases: [db('a'), db('b')],
+    };
+    const html = renderHtml(makeReport({ cost }));
+    expect(html).toContain('<caption>Redis Cluster nodes</caption>');
+    expect(html).toMatch(/<tr><th>h:1<\/th><td>primary<\/td><td>16384<\/td><td>10\.00 \(6000\)<\/td>/);
+    expect(html).toMatch(/<tr><th>h:2<\/th><td>replica<\/td><td>0<\/td><td>5\.00 \(3000\)<\/td>/);
+    expect(html).toContain('<caption>Postgres databases</caption>');
+    expect(html).toContain('<tr><th>postgresql://h/b</th><td>system 1</td>');
+
+    // Two slices of one run (the readings in the first): the sections are kept as they were.
+    const config = parseArgs(['--tables', '10', '--duration', '25s', '--ramp', '5s', '--slice', '0/2'])!;
+    const a = makeReport({
+      cost,
+      config: {
+        ...config,
+        redisClusterNodes: ['h:1'],
+        databaseUrls: ['postgresql://h/a', 'postgresql://h/b'],
+      },
+    });
+    const b = makeReport({
+      config: { ...config, slice: { index: 1, count: 2 } },
+      cost: { ...base, redis: null, postgres: null, processes: null, services: [] },
+    });
+    const rec = new Recorder();
+    const latencyHistograms = {
+      actionToOwnView: rec.own.serialized(),
+      actionToAllViews: rec.all.serialized(),
+      connect: rec.connect.serialized(),
+      join: rec.join.serialized(),
+      deadlineLateness: rec.lateness.serialized(),
+    };
+    const merged = mergeReports([
+      { file: 'a.json', report: { ...a, latencyHistograms } },
+      { file: 'b.json', report: { ...b, latencyHistograms } },
+    ]);
+    expect(merged.cost.redisNodes).toEqual(cost.redisNodes);
+    expect(merged.cost.postgresDatabases).toEqual(cost.postgresDatabases);
+    expect(merged.cost.perAction.redisCommands).toBe(base.perAction.redisCommands! / 2);
+    expect(merged.config.redisClusterNodes).toEqual(['h:1']);
+    expect(merged.config.databaseUrls).toEqual(['postgresql://h/a', 'postgresql://h/b']);
+    // A one-Redis, one-database report has neither key.
+    expect('redisNodes' in makeCost()).toBe(false);
+    expect('postgresDatabases' in makeCost()).toBe(false);
   });
 
   it('with nothing but the tool measured, says which options measure the rest', () => {
