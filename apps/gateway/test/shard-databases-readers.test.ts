@@ -1,4 +1,4 @@
-import { LOBBY_MAX_WAITING } from '@dominoes/protocol';
+import { IdentityResponseSchema, LOBBY_MAX_WAITING } from '@dominoes/protocol';
 import {
   createTwoDatabases,
   tableCodeIn,
@@ -7,6 +7,7 @@ import {
 import { LobbyReader } from '../src/lobby/lobby-reader';
 import { MatchHistory } from '../src/tables/match-history';
 import { TableReader } from '../src/tables/table-reader';
+import { FakeTableService, startTestGateway, testConfig } from './support';
 
 /*
  * The gateway's readers over Postgres split by shard (issue 13, decision 0027), on two real
@@ -235,4 +236,57 @@ describe("the gateway's readers over two databases", () => {
       message: 'The stored log holds no dealt round.',
     });
   });
+
+  it('the gateway started with DATABASE_URLS over both is ready, finds a table of either database by its code, and its quick play seats the player at the open table of the second database', async () => {
+    const prefix = `${two.stores[0].redisPrefix}_gw`;
+    const fake = new FakeTableService(prefix, two.stores[0].redisUrl, 16);
+    fake.respond = (envelope) => ({ ok: true, intentId: envelope.intentId, version: 4, seat: 1 });
+    await fake.start();
+    const gateway = await startTestGateway(
+      testConfig(prefix, {
+        DATABASE_URLS: two.databaseUrls,
+        REDIS_URL: two.stores[0].redisUrl,
+        TABLE_SHARDS: '16',
+        REPLY_TIMEOUT_MS: '2000',
+      }),
+    );
+    try {
+      const base = `http://127.0.0.1:${gateway.port}`;
+      expect((await fetch(`${base}/health/ready`)).status).toBe(200);
+      const inFirst = code(0, 'http');
+      const inSecond = code(1, 'http');
+      await seed(0, inFirst, { minute: 70, isPublic: false });
+      await seed(1, inSecond, {
+        minute: 71,
+        seatCount: 3,
+        seats: [{ seat: 0, player: other, name: 'Olga' }],
+      });
+      await two.client(1).$executeRawUnsafe('update game_tables set target = 200 where id = $1', inSecond);
+      for (const id of [inFirst, inSecond]) {
+        const page = await fetch(`${base}/api/tables/${id}`);
+        expect(page.status).toBe(200);
+        expect(await page.json()).toMatchObject({ tableId: id });
+      }
+      const identity = IdentityResponseSchema.parse(
+        await (
+          await fetch(`${base}/api/identity`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Quinn' }),
+          })
+        ).json(),
+      );
+      const quick = await fetch(`${base}/api/quick-play`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${identity.token}` },
+        body: JSON.stringify({ variant: 'draw', seats: 3, target: 200 }),
+      });
+      expect(quick.status).toBe(200);
+      expect(await quick.json()).toMatchObject({ tableId: inSecond, seat: 1, created: false });
+      expect(fake.received.map((e) => [e.tableId, e.intent.kind])).toEqual([[inSecond, 'join']]);
+    } finally {
+      await gateway.shutdown();
+      await fake.stop();
+    }
+  }, 30_000);
 });
