@@ -88,6 +88,19 @@ module.exports = {
       setupFiles: ['<rootDir>/../tools/jest/redis-cluster-env.js'],
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
     },
+    // The whole-match, crash-restart and backup-restore suites again on two Postgres of their own,
+    // tables split between them by shard (decision 0027; issue 13). Kept short for CI (about 90 s).
+    {
+      ...project('e2e', slow('../')),
+      displayName: 'e2e-pgsplit',
+      testMatch: [
+        '<rootDir>/test/partnership-match.e2e.test.ts',
+        '<rootDir>/test/crash-restart.e2e.test.ts',
+        '<rootDir>/test/backup-restore.e2e.test.ts',
+      ],
+      setupFiles: ['<rootDir>/pgsplit/postgres-split-env.js'],
+      moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
+    },
     // Faults at random moments under load (issue 11 §3). `npm test` runs the short version (60 s,
     // 12 tables); `npm run test:chaos` runs CHAOS_MINUTES (default 10) with 30 tables.
     {

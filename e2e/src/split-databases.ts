@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { CreateTableRequest } from '@dominoes/protocol';
-import { TestPlayer, type TableOpener } from './players';
+import type { TableOpener } from './players';
 import type { TestSystem } from './system';
 
 /**
@@ -10,15 +10,15 @@ import type { TestSystem } from './system';
  */
 
 /**
- * A TableOpener for seatPlayers: opens tables until one lands in database `database` of the system
- * (the one database: the first table). The host opens the first few; then other identities do, as the
- * host may have only MAX_OPEN_TABLES_PER_HOST (5) open. The tables that landed elsewhere stay waiting.
+ * A TableOpener for seatPlayers: the host opens tables until one lands in database `database` of the
+ * system (on one database: its first table). The host is seated at each table it opens, so another
+ * identity cannot open it for the players; a split TestSystem lets a host have many open tables
+ * (MAX_OPEN_TABLES_PER_HOST). The tables that landed elsewhere stay waiting.
  */
 export function tableInDatabase(system: TestSystem, database: number, attempts = 40): TableOpener {
   return async (host, request: CreateTableRequest) => {
     for (let attempt = 0; attempt < attempts; attempt++) {
-      const opener = attempt < 4 ? host : await TestPlayer.create(system, `Opener${attempt}`);
-      const { tableId } = await opener.openTable(request);
+      const { tableId } = await host.openTable(request);
       if (system.databaseOfTable(tableId) === database) return tableId;
     }
     throw new Error(

@@ -243,7 +243,11 @@ export class TestSystem {
     const o = this.options;
     return {
       DATABASE_URL: this.databaseUrls[0]!,
-      ...(this.databaseUrls.length > 1 ? { DATABASE_URLS: this.databaseUrls.join(',') } : {}),
+      // Split: tests open tables until one lands in the database they want (tableInDatabase), all
+      // as their table's host, who would otherwise be refused a sixth open table.
+      ...(this.databaseUrls.length > 1
+        ? { DATABASE_URLS: this.databaseUrls.join(','), MAX_OPEN_TABLES_PER_HOST: '100' }
+        : {}),
       REDIS_URL: this.stores.redisUrl,
       REDIS_PREFIX: this.stores.redisPrefix,
       TABLE_SHARDS: String(o.shards ?? 4),
