@@ -118,7 +118,11 @@ export function runService<C extends BaseConfig, S extends RunningService>(main:
     const logger = createLogger(name, config.logLevel);
     if (telemetryStatus().mode !== 'off') logger.info({ tracing: telemetryStatus() }, 'tracing on');
     const checks = {
-      postgres: () => checkPostgres(config.databaseUrl),
+      // Every database of the shard map (decision 0027): one message per database that does not answer.
+      postgres: async () =>
+        (await Promise.all(config.shardMap.databaseUrls.map((url) => checkPostgres(url))))
+          .filter(Boolean)
+          .join('\n') || null,
       redis: () => checkRedis(config),
     };
     const problems = (await Promise.all(main.needs.map((store) => checks[store]()))).filter(Boolean);
