@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from 'pg';
 import { loadMigrations } from '@dominoes/platform';
+import { databaseUrl, query } from './support/databases';
 
 /**
  * Postgres split by shard (decision 0027): `node apps/migrate/dist/main.js` (the Helm hook Job, the
@@ -11,24 +11,8 @@ import { loadMigrations } from '@dominoes/platform';
  * one that failed. Two real databases on the test server; the built runner as a process.
  */
 const MAIN = resolve(__dirname, '../dist/main.js');
-const serverUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-/** The URL of database `name` on the test server, with a password that must never be printed. */
-const urlOf = (name: string, password = 'not-printed') => {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  if (password) url.password = password;
-  return url.toString();
-};
-
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+/** Database `name` on the test server, with a password that must never be printed. */
+const urlOf = (name: string, password = 'not-printed') => databaseUrl(name, password || undefined);
 
 function migrate(env: Record<string, string>) {
   const { DATABASE_URL: _unused, ...rest } = process.env;
