@@ -10,8 +10,8 @@ import { checkStored, playAll, type PlayingTable } from '../src/tables';
  * Moving a shard group to another database (issue 13; docs/operations.md "Moving a shard group"),
  * end to end on two Postgres clusters: matches are started with every shard in database 0, the
  * table-services are stopped mid-match (the gateways keep the sockets), shards 2-3 are copied to
- * database 1 by the built `shards:move`, every service that reads Postgres is started again with the
- * new DATABASE_SHARD_MAP, and both matches (one moved, one not) go on and finish; then
+ * database 1 by the built `shards:move`, the gateway and then the table-service are started again with
+ * the new DATABASE_SHARD_MAP, and both matches (one moved, one not) go on and finish; then
  * --delete-source leaves each table's rows in its new database only.
  */
 const SHARDS = 4;
@@ -87,11 +87,12 @@ describe('moving shards 2-3 to another database mid-match (issue 13)', () => {
     expect(copy.stdout).toContain('DATABASE_SHARD_MAP=0-1:0,2-3:1');
     const copiedRows = await rowsOfTableByDatabase(system, moved.tableId);
     expect(copiedRows[1]).toBe(copiedRows[0]);
-    // Every service that reads Postgres starts again with the new map (the timer-service has none).
+    // Every service that reads Postgres starts again with the new map (the timer-service has none):
+    // the gateway first, while both databases hold the same moved rows, then the table-service.
     env['DATABASE_SHARD_MAP'] = '0-1:0,2-3:1';
-    await system.startService('table-service');
     await system.kill('gateway', 'SIGTERM');
     await system.startService('gateway');
+    await system.startService('table-service');
     const windowMs = Date.now() - windowStarted;
 
     // Both matches play to the end; each stored log (read in its shard's database by the new map)
@@ -108,7 +109,7 @@ describe('moving shards 2-3 to another database mid-match (issue 13)', () => {
     expect({ status: removed.status, stderr: removed.stderr }).toEqual({ status: 0, stderr: '' });
     for (const t of tables) await expectRowsOnlyInItsShardsDatabase(system, t.tableId);
     console.log(
-      `move-shards e2e: the window (table-service stopped, copy, table-service and gateway started) took ${windowMs} ms`,
+      `move-shards e2e: the window (table-service stopped, copy, gateway and table-service started) took ${windowMs} ms`,
     );
   });
 });
