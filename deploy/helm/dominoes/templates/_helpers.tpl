@@ -83,18 +83,21 @@ timerService: timer-service
 
 {{/*
 Where DATABASE_URL comes from:
-  chart    - the chart's Secret (bundled mode, or postgres.external.url)
+  chart    - the chart's Secret (bundled mode, postgres.external.url, or the first of postgres.external.urls)
   parts    - built in the pod from postgres.external.host/port/user/database + passwordSecret
   existing - secrets.existingSecret
+  none     - not set: postgres.external.urlsSecret's DATABASE_URLS names every database (the home one first)
 */}}
 {{- define "dominoes.databaseSource" -}}
 {{- $pg := .Values.postgres -}}
 {{- if eq $pg.mode "bundled" -}}chart
 {{- else if $pg.external.url -}}chart
 {{- else if $pg.external.host -}}parts
+{{- else if $pg.external.urls -}}chart
 {{- else if .Values.secrets.existingSecret -}}existing
+{{- else if $pg.external.urlsSecret.name -}}none
 {{- else -}}
-{{- fail "postgres.mode is external: set postgres.external.url, postgres.external.host, or secrets.existingSecret (holding DATABASE_URL)" -}}
+{{- fail "postgres.mode is external: set postgres.external.url, postgres.external.host, or secrets.existingSecret (holding DATABASE_URL); or several databases in postgres.external.urls or postgres.external.urlsSecret" -}}
 {{- end -}}
 {{- end -}}
 
@@ -146,6 +149,9 @@ previous release when it exists, so upgrades keep them). Returns YAML; use with 
 {{- $_ := set $data "DATABASE_URL" (printf "postgresql://%s:%s@%s:5432/%s" $pg.bundled.user (urlquery $pw) (include "dominoes.postgresHost" .) $pg.bundled.database) -}}
 {{- else if $pg.external.url -}}
 {{- $_ := set $data "DATABASE_URL" $pg.external.url -}}
+{{- else if $pg.external.urls -}}
+{{- $_ := set $data "DATABASE_URL" (first $pg.external.urls) -}}
+{{- $_ := set $data "DATABASE_URLS" (join "," $pg.external.urls) -}}
 {{- end -}}
 {{- $r := .Values.redis -}}
 {{- if eq $r.mode "bundled" -}}
@@ -182,9 +188,104 @@ previous release when it exists, so upgrades keep them). Returns YAML; use with 
     secretKeyRef:
       name: {{ .Values.secrets.existingSecret }}
       key: {{ .Values.secrets.keys.databaseUrl }}
-{{- else }}
+{{- else if eq $src "parts" }}
 {{- include "dominoes.databaseUrlFromParts" . }}
 {{- end }}
+{{- end -}}
+
+{{/*
+DATABASE_URLS for a container, as env entries (none for one database). `secret`: the Secret that holds the
+chart's copy (the chart's own, or the migration Job's hook Secret).
+Call with (dict "root" $ "secret" name).
+*/}}
+{{- define "dominoes.databaseUrlsEnv" -}}
+{{- $e := .root.Values.postgres.external -}}
+{{- if $e.urls }}
+- name: DATABASE_URLS
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secret }}
+      key: DATABASE_URLS
+{{- else if $e.urlsSecret.name }}
+- name: DATABASE_URLS
+  valueFrom:
+    secretKeyRef:
+      name: {{ $e.urlsSecret.name }}
+      key: {{ $e.urlsSecret.key }}
+{{- end }}
+{{- end -}}
+
+{{/* How many databases DATABASE_URLS lists: urls, urlsSecret.databases, else the one DATABASE_URL. */}}
+{{- define "dominoes.databaseCount" -}}
+{{- $e := .Values.postgres.external -}}
+{{- if $e.urls -}}{{ len $e.urls }}
+{{- else if $e.urlsSecret.name -}}{{ int $e.urlsSecret.databases }}
+{{- else -}}1
+{{- end -}}
+{{- end -}}
+
+{{/*
+Refuses, with the value's name, what the services would refuse at start (libs/platform/src/shard-map.ts):
+several databases with the bundled Postgres, two ways of listing them, and a postgres.external.shardMap that
+is not from-to:database ranges naming every shard of tableShards once and only listed databases. Renders nothing.
+*/}}
+{{- define "dominoes.checkDatabases" -}}
+{{- $pg := .Values.postgres -}}
+{{- $e := $pg.external -}}
+{{- if and (eq $pg.mode "bundled") (or $e.urls $e.urlsSecret.name $e.shardMap) -}}
+{{- fail "postgres.external.urls, urlsSecret and shardMap need postgres.mode external (the bundled Postgres is one database)" -}}
+{{- end -}}
+{{- if and $e.urls $e.urlsSecret.name -}}
+{{- fail "postgres.external: set urls or urlsSecret, not both" -}}
+{{- end -}}
+{{- if and $e.urls $e.url -}}
+{{- fail "postgres.external: set url (one database) or urls (several, the home database first), not both" -}}
+{{- end -}}
+{{- if and $e.urlsSecret.name (lt (int $e.urlsSecret.databases) 1) -}}
+{{- fail "postgres.external.urlsSecret.databases must say how many URLs the Secret's DATABASE_URLS lists (at least 1)" -}}
+{{- end -}}
+{{- $count := include "dominoes.databaseCount" . | int -}}
+{{- $listed := ternary "postgres.external.urls lists" "postgres.external.urlsSecret.databases says" (gt (len $e.urls) 0) -}}
+{{- $shards := int .Values.tableShards -}}
+{{- $seen := dict -}}
+{{- range $raw := splitList "," $e.shardMap -}}
+{{- $part := trim $raw -}}
+{{- if $part -}}
+{{- if not (regexMatch "^[0-9]+(-[0-9]+)?:[0-9]+$" $part) -}}
+{{- fail (printf "postgres.external.shardMap: %q is not from-to:database or shard:database" $part) -}}
+{{- end -}}
+{{- $sides := splitList ":" $part -}}
+{{- $range := splitList "-" (first $sides) -}}
+{{- $from := first $range | int -}}
+{{- $to := last $range | int -}}
+{{- $db := last $sides | int -}}
+{{- if gt $from $to -}}
+{{- fail (printf "postgres.external.shardMap: %q: %d is after %d" $part $from $to) -}}
+{{- end -}}
+{{- if ge $to $shards -}}
+{{- fail (printf "postgres.external.shardMap: %q: there are %d table shards (0-%d, tableShards)" $part $shards (sub $shards 1)) -}}
+{{- end -}}
+{{- if and (ge $db $count) (not (or $e.urls $e.urlsSecret.name)) -}}
+{{- fail (printf "postgres.external.shardMap: %q names database %d, but there is one database (list them in postgres.external.urls or urlsSecret)" $part $db) -}}
+{{- end -}}
+{{- if ge $db $count -}}
+{{- fail (printf "postgres.external.shardMap: %q names database %d, but %s %d (databases 0-%d)" $part $db $listed $count (sub $count 1)) -}}
+{{- end -}}
+{{- range $s := untilStep $from (int (add1 $to)) 1 -}}
+{{- if hasKey $seen (toString $s) -}}
+{{- fail (printf "postgres.external.shardMap: shard %d is named twice" $s) -}}
+{{- end -}}
+{{- $_ := set $seen (toString $s) $db -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if trim $e.shardMap -}}
+{{- range $s := until $shards -}}
+{{- if not (hasKey $seen (toString $s)) -}}
+{{- fail (printf "postgres.external.shardMap: shard %d is in no database (tableShards %d: name 0-%d)" $s $shards (sub $shards 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "dominoes.databaseUrlFromParts" -}}
