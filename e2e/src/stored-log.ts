@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { Client } from 'pg';
 import {
   applyAction,
@@ -10,7 +12,6 @@ import {
   type MatchState,
   type Tile,
 } from '@dominoes/rules';
-import type { MatchReplayResponse } from '@dominoes/protocol';
 
 export interface LogRow {
   seq: number;
@@ -104,15 +105,25 @@ export function replayLog(rows: readonly LogRow[]): ReplayedMatch[] {
   });
 }
 
-/** The match case of a GET /api/replays answer as `npm run replay` reads it (the rounds without their results). */
-export function caseOfReplay(replay: MatchReplayResponse): unknown {
-  const { variant, seats, target, oneRound } = replay;
-  const rounds = replay.rounds.map(({ hands, stock, opener, actions, complete }) => ({
-    hands,
-    stock,
-    opener,
-    actions,
-    complete,
-  }));
-  return { variant, seats, target, oneRound, rounds };
+const ROOT = resolve(__dirname, '../..');
+
+/**
+ * What a person checking a result runs (examples/replay/README.md, "A stored match"):
+ * `node examples/replay/stored-match.js <gateway> <match id>... | npm run --silent replay`. The
+ * replay's results, one per match, in order.
+ */
+export function replayStoredMatches(gatewayUrl: string, matchIds: readonly string[]): unknown[] {
+  const cases = execFileSync(process.execPath, ['examples/replay/stored-match.js', gatewayUrl, ...matchIds], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const out = execFileSync('npm', ['run', '--silent', 'replay'], {
+    cwd: ROOT,
+    input: cases,
+    encoding: 'utf8',
+  });
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
 }
