@@ -56,6 +56,9 @@ const log = (seq: number, kind: string, payload: unknown, intentId: string | nul
 });
 
 /** A table as the table-service stores one: opened, two seats taken, match 1 dealt; every second one finished and archived. */
+/** A name with what record text must quote and escape: quotes, a comma, parentheses, a backslash. */
+const GUEST = `Bo "the, (best)" \\ O'Neil`;
+
 async function seedTable(queries: TableQueries, id: string, finish: boolean): Promise<void> {
   const host = randomUUID();
   const guest = randomUUID();
@@ -96,13 +99,13 @@ async function seedTable(queries: TableQueries, id: string, finish: boolean): Pr
       ...change(0, 4, 'playing'),
       log: [
         log(1, 'seat-taken', { playerId: host, name: 'Ana' }, `${id}:i1`),
-        log(2, 'seat-taken', { playerId: guest, name: 'Bo' }),
+        log(2, 'seat-taken', { playerId: guest, name: GUEST }),
         log(3, 'match-started', { target: 100 }),
         log(4, 'round-dealt', { hands: [[[6, 6]], [[0, 1]]] }),
       ],
       seatsTaken: [
         { seat: 0, player_id: host, name: 'Ana' },
-        { seat: 1, player_id: guest, name: 'Bo' },
+        { seat: 1, player_id: guest, name: GUEST },
       ],
       matches: [{ ...match, scores: null, winner_side: null, finished: false, abandoned: false }],
       rounds: [
@@ -340,6 +343,11 @@ describe('shards:move (issue 13: moving a shard group to another database)', () 
         expect(result.err).toMatch(message);
         expect(result.err).toContain('nothing was changed');
       }
+      // A wrong command line also shows how to write it.
+      expect((await move(['--shards', '4-7', '--too', '1'], s.env)).err).toContain(
+        'usage: npm run shards:move',
+      );
+      expect((await move(['--shards', '4-7', '--to', '0'], s.env)).err).not.toContain('usage:');
       // A table-service still owns a moved shard: the copy could miss its next write.
       const lease = redisNames(s.a.redisPrefix, SHARDS).shardLease(6);
       await redis.set(lease, 'replica-7', 'PX', 60_000);

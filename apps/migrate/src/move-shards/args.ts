@@ -26,14 +26,14 @@ function flags(argv: readonly string[]): Map<string, string | true> {
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (!['--shards', '--to', '--from', '--delete-source'].includes(flag))
-      throw new MoveRefusal(`unknown argument "${flag}"`);
-    if (found.has(flag)) throw new MoveRefusal(`${flag} is given twice`);
+      throw new MoveRefusal(`unknown argument "${flag}"`, true);
+    if (found.has(flag)) throw new MoveRefusal(`${flag} is given twice`, true);
     if (flag === '--delete-source') {
       found.set(flag, true);
       continue;
     }
     const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new MoveRefusal(`${flag} needs a value`);
+    if (value === undefined || value.startsWith('--')) throw new MoveRefusal(`${flag} needs a value`, true);
     found.set(flag, value);
     i++;
   }
@@ -42,7 +42,7 @@ function flags(argv: readonly string[]): Map<string, string | true> {
 
 function shardRange(text: string, shards: number): number[] {
   const match = /^(\d+)(?:-(\d+))?$/.exec(text);
-  if (!match) throw new MoveRefusal(`--shards "${text}" is not from-to or one shard`);
+  if (!match) throw new MoveRefusal(`--shards "${text}" is not from-to or one shard`, true);
   const first = Number(match[1]);
   const last = match[2] === undefined ? first : Number(match[2]);
   if (first > last) throw new MoveRefusal(`--shards "${text}": ${first} is after ${last}`);
@@ -72,13 +72,16 @@ function databaseOf(shards: readonly number[], map: ShardMap, range: string): nu
 export function parseMoveArgs(argv: readonly string[], map: ShardMap): MovePlan {
   const found = flags(argv);
   const rangeText = found.get('--shards');
-  if (typeof rangeText !== 'string') throw new MoveRefusal('--shards is required');
+  if (typeof rangeText !== 'string') throw new MoveRefusal('--shards is required', true);
   const shards = shardRange(rangeText, map.databaseOfShard.length);
   const to = found.get('--to');
   const from = found.get('--from');
   if (found.has('--delete-source')) {
     if (typeof from !== 'string')
-      throw new MoveRefusal('--delete-source needs --from <database>: where the shards were copied from');
+      throw new MoveRefusal(
+        '--delete-source needs --from <database>: where the shards were copied from',
+        true,
+      );
     const source = databaseIndex('--from', from, map);
     const target = databaseOf(shards, map, rangeText);
     if (typeof to === 'string' && databaseIndex('--to', to, map) !== target)
@@ -96,8 +99,9 @@ export function parseMoveArgs(argv: readonly string[], map: ShardMap): MovePlan 
       databaseOfShard: map.databaseOfShard,
     };
   }
-  if (typeof from === 'string') throw new MoveRefusal('--from goes with --delete-source; a copy takes --to');
-  if (typeof to !== 'string') throw new MoveRefusal('--to <database> is required');
+  if (typeof from === 'string')
+    throw new MoveRefusal('--from goes with --delete-source; a copy takes --to', true);
+  if (typeof to !== 'string') throw new MoveRefusal('--to <database> is required', true);
   const target = databaseIndex('--to', to, map);
   const source = databaseOf(shards, map, rangeText);
   if (source === target)

@@ -70,7 +70,7 @@ async function run(plan: MovePlan, config: ReturnType<typeof readBaseConfig>, ou
         const map = formatShardMap(plan.databaseOfShard);
         output.out(`DATABASE_SHARD_MAP=${map}`);
         output.out(
-          `next: roll every service with DATABASE_SHARD_MAP=${map}; then, with that map: npm run shards:move -- --shards ${plan.range} --from ${plan.from} --delete-source`,
+          `next: roll the gateways, then start the table-services, with DATABASE_SHARD_MAP=${map}; once every service runs with it: npm run shards:move -- --shards ${plan.range} --from ${plan.from} --delete-source`,
         );
       } else {
         const report = await deleteSource(source, target, request);
@@ -100,8 +100,7 @@ export async function shardsMove(
   } catch (error) {
     if (error instanceof MoveRefusal || error instanceof ConfigError) {
       output.err(`shards:move: ${error.message}; nothing was changed`);
-      if (error instanceof MoveRefusal && /argument|required|needs|given twice|goes with/.test(error.message))
-        output.err(USAGE);
+      if (error instanceof MoveRefusal && error.usage) output.err(USAGE);
       return EXIT.refused;
     }
     output.err(

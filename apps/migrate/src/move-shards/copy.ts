@@ -44,15 +44,17 @@ export async function copyShards(source: Client, target: Client, request: CopyRe
     const snapshot = await digestsOf(source, relations, ids);
     for (const batch of batches(ids)) {
       for (const r of relations) {
-        const rows = await source.query<{ j: string }>(
-          `SELECT row_to_json(t)::text AS j FROM ${sqlName(r)} t WHERE t."${r.key}" = ANY($1::text[])`,
+        // Each row as its record text, cast back to the same row type on the target (the columns are the
+        // same, checked above): values arrive exactly as they left, json text and bigints included. The
+        // OFFSET 0 makes Postgres cast each row once, not once per column.
+        const rows = await source.query<{ r: string }>(
+          `SELECT t::text AS r FROM ${sqlName(r)} t WHERE t."${r.key}" = ANY($1::text[])`,
           [batch],
         );
         if (rows.rows.length === 0) continue;
-        // The rows as JSON text, not parsed here: bigints, json text and timestamps arrive as they left.
         await target.query(
-          `INSERT INTO ${sqlName(r)} SELECT * FROM json_populate_recordset(NULL::${sqlName(r)}, $1::json)`,
-          [`[${rows.rows.map((row) => row.j).join(',')}]`],
+          `INSERT INTO ${sqlName(r)} SELECT (x).* FROM (SELECT r::${sqlName(r)} AS x FROM unnest($1::text[]) r OFFSET 0) s`,
+          [rows.rows.map((row) => row.r)],
         );
       }
     }

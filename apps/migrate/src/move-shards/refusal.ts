@@ -4,7 +4,11 @@
  * error exits 1 (the target's transaction rolled back, so nothing was changed either).
  */
 export class MoveRefusal extends Error {
-  constructor(message: string) {
+  /** `usage`: the command line itself is wrong, so the usage is printed after the message. */
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
     super(message);
     this.name = 'MoveRefusal';
   }
