@@ -41,6 +41,9 @@ for name in ("one-redis-one-postgres", "cluster-two-postgres"):
         "errors": report["errors"], "disconnects": report["disconnects"]["total"],
         "cpuMsPerAction": {**services, **{f"{k} (all local)": v for k, v in groups.items() if k in ("postgres", "redis-server")}},
         "redisCommandsPerActionOnPrimaries": commands["commandsPerActionOnPrimaries"],
+        "costPerAction": cost.get("perAction"),
+        "postgres": cost.get("postgres"), "postgresDatabases": cost.get("postgresDatabases"),
+        "redisNodes": cost.get("redisNodes"),
         "perNode": [{k: n[k] for k in ("port", "role", "perAction")} for n in commands["nodes"]],
         "loadAverage": [report["machine"]["loadAverageStart"], report["machine"]["loadAverageEnd"]],
     })

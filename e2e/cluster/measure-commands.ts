@@ -97,6 +97,9 @@ async function main(): Promise<void> {
         ...['--url', system.httpUrl, '--tables', tables, '--think', arg('think', '1-3s')],
         ...['--ramp', arg('ramp', '10s'), '--duration', arg('duration', '60s'), '--quiet'],
         ...['--out', out, '--local-procs'],
+        // Commits, rows and WAL per action of every database; INFO of the Redis (or of every cluster node).
+        ...['--database-url', system.databaseUrls.join(',')],
+        ...(one ? ['--redis-url', one.url] : ['--redis-cluster-nodes', system.redisCluster!.nodes]),
         ...[
           '--metrics',
           ['gateway', 'table-service', 'timer-service'].map((n) => `${n}=${system.metricsUrl(n)}`).join(','),
