@@ -99,6 +99,9 @@ module.exports = {
         '<rootDir>/test/backup-restore.e2e.test.ts',
       ],
       setupFiles: ['<rootDir>/pgsplit/postgres-split-env.js'],
+      // Its two Postgres clusters are started once for its suites (each makes databases of its own).
+      globalSetup: '<rootDir>/pgsplit/postgres-servers.global.ts',
+      globalTeardown: '<rootDir>/pgsplit/postgres-servers.teardown.ts',
       moduleNameMapper: { '^@dominoes/(rules|protocol|platform)$': '<rootDir>/../libs/$1/src/index.ts' },
     },
     // Faults at random moments under load (issue 11 §3). `npm test` runs the short version (60 s,

@@ -217,3 +217,17 @@ export class TestPostgresServer {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/** `count` private Postgres clusters, started at once; none left running if one fails to start. */
+export async function startPostgresServers(label: string, count: number): Promise<TestPostgresServer[]> {
+  const started = await Promise.allSettled(
+    Array.from({ length: count }, (_, i) => TestPostgresServer.start(`${label}-pg${i}`)),
+  );
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
+    throw failed.reason;
+  }
+  return servers;
+}

@@ -3,12 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
+import { Client } from 'pg';
 import { createTestStores, type TestStores } from '../../libs/platform/src/test-stores';
 import { freePort } from '../../libs/platform/src/free-port';
 import { TestRedisCluster } from '../../libs/platform/src/test-redis-cluster';
 import { parseShardMap } from '../../libs/platform/src/shard-map';
 import { shardOf } from '@dominoes/protocol';
-import { TestPostgresServer } from './postgres-server';
+import { startPostgresServers } from './postgres-server';
 
 /** `table-service` for the first instance, `table-service#1` for the second, ... */
 export const instanceName = (service: ServiceName, index: number): string =>
@@ -44,41 +45,49 @@ export interface SystemOptions {
 /** How many databases suites run on by default: E2E_POSTGRES_DATABASES (jest project e2e-pgsplit), else 1. */
 export const postgresDatabases = (): number => Number(process.env['E2E_POSTGRES_DATABASES'] ?? 1);
 
+/** The databases of a split system, and what removes them (and the clusters it started) at its stop. */
+interface SplitDatabases {
+  readonly urls: string[];
+  dispose(): Promise<void>;
+}
+
 /**
- * N private Postgres clusters, a database on each, migrated by the real runner
+ * A database on each of `count` Postgres servers, migrated by the real runner
  * (apps/migrate/dist/main.js with DATABASE_URLS, which creates them): what the services get as
- * DATABASE_URLS, in that order.
+ * DATABASE_URLS, in that order. The servers are the e2e-pgsplit project's, started once for its
+ * suites (E2E_POSTGRES_SERVERS, e2e/pgsplit/postgres-servers.global.ts), else clusters of its own.
  */
-async function startSplitDatabases(
-  label: string,
-  count: number,
-): Promise<{ urls: string[]; servers: TestPostgresServer[] }> {
-  const started = await Promise.allSettled(
-    Array.from({ length: count }, (_, i) => TestPostgresServer.start(`${label}-pg${i}`)),
-  );
-  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const stopAll = () => Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
-  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) {
-    await stopAll();
-    throw failed.reason;
-  }
+async function startSplitDatabases(label: string, count: number): Promise<SplitDatabases> {
+  const shared = (process.env['E2E_POSTGRES_SERVERS'] ?? '').split(',').filter((url) => url !== '');
+  const servers = shared.length >= count ? [] : await startPostgresServers(label, count);
+  const serverUrls = shared.length >= count ? shared.slice(0, count) : servers.map((s) => s.url);
   const name = `dominoes_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
-  const urls = servers.map((server) => {
-    const url = new URL(server.url);
+  const urls = serverUrls.map((serverUrl) => {
+    const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     return url.toString();
   });
+  const dispose = async () => {
+    if (servers.length > 0) {
+      await Promise.all(servers.map((s) => s.stop()));
+      return;
+    }
+    for (const serverUrl of serverUrls) {
+      const admin = new Client({ connectionString: serverUrl });
+      await admin.connect();
+      await admin.query(`drop database if exists "${name}" with (force)`).finally(() => admin.end());
+    }
+  };
   const migrate = spawnSync(process.execPath, [join(ROOT, 'apps', 'migrate', 'dist', 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URLS: urls.join(','), LOG_PRETTY: '0' },
     encoding: 'utf8',
   });
   if (migrate.status !== 0) {
-    await stopAll();
+    await dispose().catch(() => undefined);
     throw new Error(`migrate on ${urls.join(', ')} exited with ${migrate.status}: ${migrate.stderr}`);
   }
-  return { urls, servers };
+  return { urls, dispose };
 }
 
 /** Whether suites run on a Redis Cluster: E2E_REDIS=cluster (jest project e2e-cluster). */
@@ -123,8 +132,8 @@ export class TestSystem {
     readonly redisCluster: TestRedisCluster | null = null,
     /** The services' DATABASE_URLS, database 0 (the home database) first; one: the stores' database. */
     readonly databaseUrls: readonly string[] = [stores.databaseUrl],
-    /** The private Postgres clusters of a split system (empty on the one test database). */
-    readonly postgresServers: readonly TestPostgresServer[] = [],
+    /** Removes a split system's databases (and the clusters it started for them). */
+    private readonly disposeDatabases: () => Promise<void> = async () => undefined,
   ) {}
 
   /** Which database (index in databaseUrls) holds table `tableId`: its shard's, by DATABASE_SHARD_MAP. */
@@ -171,7 +180,7 @@ export class TestSystem {
       options,
       redisCluster,
       split?.urls ?? [stores.databaseUrl],
-      split?.servers ?? [],
+      split?.dispose,
     );
     try {
       for (const name of ['table-service', 'timer-service', 'gateway'] as const) {
@@ -331,7 +340,7 @@ export class TestSystem {
   async stop(): Promise<void> {
     await Promise.all([...this.running.keys()].map((name) => this.kill(name, 'SIGTERM')));
     await this.redisCluster?.stop();
-    await Promise.all(this.postgresServers.map((server) => server.stop()));
+    await this.disposeDatabases();
     await this.stores.dispose();
   }
 }

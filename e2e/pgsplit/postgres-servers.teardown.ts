@@ -1,0 +1,3 @@
+import { stopPostgresServers } from './postgres-servers.global';
+
+export default stopPostgresServers;
