@@ -102,3 +102,32 @@ describe('a waiting public table in the lobby follows its players’ presence (d
     expect(lobbyUpdateOf(one, none)).toBeNull();
   });
 });
+
+describe('a waiting public table in the lobby shows who sits where and who hosts (decision 0019)', () => {
+  it('a seat taken that does not start the match is an update with the new player in their seat', () => {
+    const envelope = policyEnvelopes(TABLE, 'f');
+    const opened = open('c0');
+    const joined = step(opened, envelope('p1', { kind: 'join' }, 'c1'));
+    expect(joined.status).toBe('waiting');
+    expect(lobbyUpdateOf(opened, joined)).toEqual({
+      tableId: TABLE,
+      version: joined.version,
+      table: expect.objectContaining({ status: 'waiting', players: ['Ann', 'p1', null], host: 'Ann' }),
+    });
+  });
+
+  it('the host leaving: the update names the player the role went to, wherever they sit (not the first seat taken)', () => {
+    const envelope = policyEnvelopes(TABLE, 'g');
+    const guest = step(open('c0'), envelope('p1', { kind: 'join' }, 'c1'));
+    const hostLeft = step(guest, envelope('p0', { kind: 'leave' }, 'c0'));
+    expect(hostLeft.hostPlayerId).toBe('p1');
+    expect(lobbyUpdateOf(guest, hostLeft)?.table).toMatchObject({ players: [null, 'p1', null], host: 'p1' });
+    // A newcomer takes the free seat before the host's: the host is still p1.
+    const newcomer = step(hostLeft, envelope('p2', { kind: 'join' }, 'c2'));
+    expect(newcomer.seats[0]?.playerId).toBe('p2');
+    expect(lobbyUpdateOf(hostLeft, newcomer)?.table).toMatchObject({
+      players: ['p2', 'p1', null],
+      host: 'p1',
+    });
+  });
+});
