@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:net';
+import pino from 'pino';
 import { createLogger, createRedis, type Redis } from '@dominoes/platform';
 import { limitSubject, RateLimiter, type LimitedAction, type WindowLimit } from '../src/edge/rate-limiter';
 import { REDIS_URL, uniquePrefix } from './support';
@@ -183,5 +184,104 @@ describe('limitSubject', () => {
 
   it('no address at all is one subject, not a free pass', () => {
     expect(limitSubject('')).toBe('unknown');
+  });
+});
+
+/** A port nothing listens on: a Redis there refuses every connection. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Resolves when the connection has ended (the test times out if it never does). */
+const ended = (client: Redis) =>
+  new Promise<void>((resolve) => (client.status === 'end' ? resolve() : client.once('end', () => resolve())));
+
+describe('RateLimiter: what operators see (the degraded flag, the warning, start-up and shutdown)', () => {
+  it('an answer from Redis is never marked degraded (the `unchecked` metric counts only requests let through unlimited)', async () => {
+    const limiter = new RateLimiter({
+      redis: redis(),
+      prefix: uniquePrefix('limits'),
+      limits: limits(),
+      logger,
+    });
+    expect(await limiter.hit('identity', '192.0.2.20')).toEqual({ allowed: true, count: 1, degraded: false });
+    expect(await limiter.hit('table', '192.0.2.20')).toEqual({ allowed: true, count: 0, degraded: false });
+  });
+
+  it('Redis down: one warning line per 10 s, not one per request; a refused command is not waited out to the timeout', async () => {
+    const lines: { level: number; action?: string; msg: string }[] = [];
+    const recording = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const limiter = new RateLimiter({
+      redis: redis(`redis://127.0.0.1:${await closedPort()}`, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+      }),
+      prefix: uniquePrefix('limits'),
+      limits: limits(),
+      timeoutMs: 5_000,
+      logger: recording,
+    });
+    const started = Date.now();
+    for (let i = 0; i < 3; i++)
+      expect(await limiter.hit('identity', '192.0.2.21')).toMatchObject({ degraded: true });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        action: 'identity',
+        msg: 'rate limits: Redis did not answer; letting requests through',
+      }),
+    ]);
+  });
+
+  it('ready() resolves at once on a ready connection, and after its wait when Redis is down (the gateway starts, failing open); close() ends the connection either way', async () => {
+    const up = redis();
+    await new Promise((resolve) => up.once('ready', resolve));
+    const limiter = new RateLimiter({ redis: up, prefix: uniquePrefix('limits'), limits: limits(), logger });
+    let started = Date.now();
+    await limiter.ready(2_000);
+    expect(Date.now() - started).toBeLessThan(200);
+    await limiter.close();
+    await ended(up);
+
+    const fresh = redis();
+    const waiting = new RateLimiter({
+      redis: fresh,
+      prefix: uniquePrefix('limits'),
+      limits: limits(),
+      logger,
+    });
+    await waiting.ready(5_000);
+    expect(fresh.status).toBe('ready');
+    await waiting.close();
+    await ended(fresh);
+
+    const down = redis(`redis://127.0.0.1:${await closedPort()}`, { maxRetriesPerRequest: 1 });
+    const failing = new RateLimiter({
+      redis: down,
+      prefix: uniquePrefix('limits'),
+      limits: limits(),
+      logger,
+    });
+    started = Date.now();
+    await failing.ready(300);
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(2000);
+    // close() answers here too, but leaves this client reconnecting (ioredis: QUIT on a connection
+    // that never came up); reported, not asserted.
+    await failing.close();
+    down.disconnect();
+  });
+});
+
+describe('limitSubject: the /64 of an IPv6 address written with an IPv4 tail', () => {
+  it('the IPv4 tail is two groups: a long right side after `::` puts its groups where they belong', () => {
+    expect(limitSubject('2001:db8::aa:bb:cc:192.0.2.33')).toBe('2001:db8:0:aa::/64');
+    expect(limitSubject('2001:db8:0:aa:bb:cc:c000:221')).toBe('2001:db8:0:aa::/64');
   });
 });
