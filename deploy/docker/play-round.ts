@@ -25,11 +25,14 @@ export const gatewayAt = (baseUrl: string): PlayerEndpoints => ({
   wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws`,
 });
 
-export async function playPartnershipRound(
+/**
+ * Seats four players at a new partnership table through `gateway` and plays one round to its score;
+ * the players are closed after. Returns the host's last view and every frame the four were sent.
+ */
+export async function playRoundOnNewTable(
   gateway: PlayerEndpoints,
-  databaseUrl: string,
   seed: number,
-): Promise<PlayedRound> {
+): Promise<{ tableId: string; view: TableView; views: TableView[] }> {
   const { players, tableId } = await seatPlayers(gateway, ['Amira', 'Bassam', 'Chloe', 'Dimitar'], {
     variant: 'partnership',
     target: 100,
@@ -39,11 +42,19 @@ export async function playPartnershipRound(
       cutBreaks: false,
       timeoutMs: 120_000,
     });
-    const log = await readLog(databaseUrl, tableId);
-    const views = players.flatMap((p) => p.views());
-    const leaked = views.flatMap((v) => leakedTiles(v, log));
-    return { tableId, view, log, leaked, frames: views.length };
+    return { tableId, view, views: players.flatMap((p) => p.views()) };
   } finally {
     for (const p of players) p.close();
   }
+}
+
+export async function playPartnershipRound(
+  gateway: PlayerEndpoints,
+  databaseUrl: string,
+  seed: number,
+): Promise<PlayedRound> {
+  const { tableId, view, views } = await playRoundOnNewTable(gateway, seed);
+  const log = await readLog(databaseUrl, tableId);
+  const leaked = views.flatMap((v) => leakedTiles(v, log));
+  return { tableId, view, log, leaked, frames: views.length };
 }

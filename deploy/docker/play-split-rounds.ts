@@ -6,39 +6,25 @@
  *
  *   npx tsx deploy/docker/play-split-rounds.ts http://127.0.0.1:8080 ROUNDS DATABASE_URL...
  */
-import { autoplay } from '../../e2e/src/autoplay';
 import { leakedTiles } from '../../e2e/src/hidden-tiles';
-import { seatPlayers } from '../../e2e/src/players';
 import { readLog } from '../../e2e/src/stored-log';
-import { gatewayAt } from './play-round';
+import { gatewayAt, playRoundOnNewTable } from './play-round';
 
 /**
  * One round on a new table (play-round.ts plays it against one database; here the table's database is
  * found afterwards): its rows in each database, whether it was scored, and the hidden tiles any frame showed.
  */
 async function playOnSplit(url: string, databases: readonly string[], seed: number) {
-  const { players, tableId } = await seatPlayers(gatewayAt(url), ['Amira', 'Bassam', 'Chloe', 'Dimitar'], {
-    variant: 'partnership',
-    target: 100,
-  });
-  try {
-    const view = await autoplay(players, seed, (v) => (v.game?.roundResult ?? null) !== null, {
-      cutBreaks: false,
-      timeoutMs: 120_000,
-    });
-    const logs = await Promise.all(databases.map((d) => readLog(d, tableId)));
-    const log = logs.find((l) => l.length > 0) ?? [];
-    const leaked =
-      log.length === 0 ? [] : players.flatMap((p) => p.views()).flatMap((v) => leakedTiles(v, log));
-    return {
-      tableId,
-      counts: logs.map((l) => l.length),
-      scored: (view.game?.roundResult ?? null) !== null,
-      leaked,
-    };
-  } finally {
-    for (const p of players) p.close();
-  }
+  const { tableId, view, views } = await playRoundOnNewTable(gatewayAt(url), seed);
+  const logs = await Promise.all(databases.map((d) => readLog(d, tableId)));
+  const log = logs.find((l) => l.length > 0) ?? [];
+  const leaked = log.length === 0 ? [] : views.flatMap((v) => leakedTiles(v, log));
+  return {
+    tableId,
+    counts: logs.map((l) => l.length),
+    scored: (view.game?.roundResult ?? null) !== null,
+    leaked,
+  };
 }
 
 async function main(): Promise<void> {
