@@ -41,11 +41,26 @@ case "${1:-}" in
     files=($M/src/deadline-worker.ts)
     suites=($M/test/timer-service.test.ts $M/test/deadline-upsert.test.ts $M/test/telemetry.test.ts
       $M/test/deadline-worker-failures.test.ts) ;;
+  lobby) # The table-service's lobby feed: the entries and updates of the pure suites, the publisher
+    # on real Redis.
+    files=($T/src/table/lobby-feed.ts)
+    suites=($T/test/lobby-feed.test.ts $T/test/lobby-presence.test.ts $T/test/lobby-publish.test.ts) ;;
+  spectators) # Spectators on the table-service: the watcher set, the public view's channel and the
+    # stale-watcher sweep on real Redis and Postgres (an engine harness); the registry on real Redis.
+    files=($T/src/spectators/one-at-a-time.ts $T/src/spectators/stale-watchers.ts
+      $T/src/spectators/table-spectators.ts $T/src/spectators/table-watchers.ts)
+    suites=($T/test/spectators.test.ts $T/test/table-watchers.test.ts) ;;
+  stale) # The stale-connection sweep on real Postgres and Redis (the half of `stores` not run).
+    files=($T/src/presence/stale-connections.ts)
+    suites=($T/test/stale-connections.test.ts) ;;
+  limits) # The gateway's rate limiter on real Redis.
+    files=($G/src/edge/rate-limiter.ts)
+    suites=($G/test/rate-limiter.test.ts) ;;
   list)
-    echo "groups: table stores leases edge timer"
+    echo "groups: table stores leases edge timer lobby spectators stale limits"
     exit 0 ;;
   *)
-    echo "usage: $0 <table|stores|leases|edge|timer|list> [stryker options...]" >&2
+    echo "usage: $0 <table|stores|leases|edge|timer|lobby|spectators|stale|limits|list> [stryker options...]" >&2
     exit 2 ;;
 esac
 shift

@@ -30,6 +30,10 @@ describe('spectators: the public view on the spectator channel, after the store,
   const spectatorEvents: SpectatorEvent[] = [];
   const TABLES = ['SPQUIET', 'SPWATCH', 'SPMOVE', 'SPFULL', 'SPGONE'];
   const settle = (ms = 150) => new Promise((r) => setTimeout(r, ms));
+  const waitUntil = async (done: () => boolean, ms = 3_000) => {
+    for (const end = Date.now() + ms; !done(); await settle(20))
+      if (Date.now() > end) throw new Error('timed out waiting');
+  };
 
   /** An engine and its spectators, as the table-service wires them (one replica). */
   const replica = (maxPerTable?: number) => {
@@ -294,5 +298,36 @@ describe('spectators: the public view on the spectator channel, after the store,
         .at(-1)!.view.watchers,
     ).toBe(1);
     sweeper.stop();
+  });
+
+  it('a gateway that restarted (its heartbeat holds a later boot epoch than a socket’s number) loses that socket’s watch at the first sweep, not after the grace; its sockets of the current epoch stay; the started sweeper runs by its interval until stopped', async () => {
+    // The table of the test above (a host opens only so many tables), with a replica of its own.
+    const { spectators } = replica();
+    await harness.redis.set(harness.names.gatewayAlive('gw-boot'), '7');
+    await spectators.handle(watch('SPGONE', 'gw-boot:6', 1));
+    await spectators.handle(watch('SPGONE', 'gw-boot:7', 2));
+    await spectators.handle(watch('SPGONE', 'not-a-connection-id', 3));
+    expect(spectators.watchers('SPGONE')).toBe(3);
+    const sweeper = new StaleWatcherSweeper({
+      spectators,
+      redis: harness.redis,
+      names: harness.names,
+      clock: systemClock,
+      logger: createLogger('test', 'silent'),
+      graceMs: 60_000,
+      intervalMs: 50,
+    });
+    sweeper.start();
+    await waitUntil(() => spectators.watchers('SPGONE') === 2);
+    expect(spectators.registry.watching('gw-boot:6')).toBeUndefined();
+    expect(spectators.registry.watching('gw-boot:7')).toBeDefined();
+    // A connection id the sweep cannot read is left alone (it is not a gateway's socket).
+    expect(spectators.registry.watching('not-a-connection-id')).toBeDefined();
+    sweeper.stop();
+    // Stopped: a socket that goes stale now stays until a sweeper runs again.
+    await harness.redis.set(harness.names.gatewayAlive('gw-boot'), '8');
+    await settle(200);
+    expect(spectators.watchers('SPGONE')).toBe(2);
+    expect(await sweeper.sweep()).toBe(0);
   });
 });
