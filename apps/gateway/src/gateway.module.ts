@@ -206,7 +206,14 @@ export class GatewayModule {
       // 200 only when Redis answers PING and Postgres `select 1`; 503 says which one failed.
       readiness: factory([IntentService, TableReader], (intents: IntentService, tables: TableReader) => [
         { name: 'redis', probe: () => intents.ping() },
-        { name: 'postgres', probe: () => tables.ping() },
+        { name: 'postgres', probe: () => tables.pingDatabase(0) },
+        // Split by shard (decision 0027): another database down pauses its shards' tables only, so
+        // it is named in the body (postgres_1, ...) but keeps the gateway in its Service.
+        ...Array.from({ length: tables.databaseCount - 1 }, (_, k) => ({
+          name: `postgres_${k + 1}`,
+          probe: () => tables.pingDatabase(k + 1),
+          required: false,
+        })),
       ]),
       lifecycle: factory(
         [IntentService, SeatRouter, TableReader, HttpLimits, SocketHub, GatewayHeartbeat, ChatRelay],

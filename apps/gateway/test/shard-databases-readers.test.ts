@@ -102,7 +102,8 @@ describe("the gateway's readers over two databases", () => {
     expect(await tables.seatHeld(second, 1, me, 'gw-1:7')).toBe(true);
     expect(await tables.seatHeld(second, 1, me, 'gw-1:8')).toBe(false);
     expect(await tables.storedIntent(second, 'i-2', me)).toEqual({ version: 3, seat: 1 });
-    expect(await tables.ping()).toBe(true);
+    expect([await tables.pingDatabase(0), await tables.pingDatabase(1)]).toEqual([true, true]);
+    expect(tables.databaseCount).toBe(2);
   });
 
   it('the lobby lists the public tables of both databases: waiting oldest first, playing newest first, each part cut to its limit; counts and "your tables" add both', async () => {
@@ -288,5 +289,30 @@ describe("the gateway's readers over two databases", () => {
       await gateway.shutdown();
       await fake.stop();
     }
+  }, 30_000);
+
+  it("a gateway whose second database does not answer stays ready (its body says postgres_1 down: only that database's tables pause); one whose home database does not answer is not ready", async () => {
+    const prefix = `${two.stores[0].redisPrefix}_gwdown`;
+    const unreachable = 'postgresql://postgres@127.0.0.1:1/nowhere';
+    const ready = async (urls: string) => {
+      const gateway = await startTestGateway(
+        testConfig(prefix, { DATABASE_URLS: urls, REDIS_URL: two.stores[0].redisUrl, TABLE_SHARDS: '16' }),
+      );
+      try {
+        const answer = await fetch(`http://127.0.0.1:${gateway.port}/health/ready`);
+        return { status: answer.status, body: (await answer.json()) as Record<string, string> };
+      } finally {
+        await gateway.shutdown();
+      }
+    };
+    const [home] = two.databaseUrls.split(',');
+    expect(await ready(`${home},${unreachable}`)).toEqual({
+      status: 200,
+      body: { status: 'ok', redis: 'ok', postgres: 'ok', postgres_1: 'down' },
+    });
+    expect(await ready(`${unreachable},${home}`)).toEqual({
+      status: 503,
+      body: { status: 'unavailable', redis: 'ok', postgres: 'down', postgres_1: 'ok' },
+    });
   }, 30_000);
 });

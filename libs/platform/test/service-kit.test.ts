@@ -46,6 +46,8 @@ describe('serviceConfig: one zod schema per service, parsed once', () => {
   it('readBaseConfig (npm start, migrate) reads only the shared variables', () => {
     expect(readBaseConfig({ DATABASE_URL: 'postgresql://h/db', PORT: 'not read' })).toEqual({
       databaseUrl: 'postgresql://h/db',
+      // One database (DATABASE_URLS unset): every shard in it (decision 0027).
+      shardMap: { databaseUrls: ['postgresql://h/db'], databaseOfShard: new Array(16).fill(0) },
       redisUrl: 'redis://127.0.0.1:6379',
       redisClusterNodes: [],
       redisPrefix: expect.any(String),
@@ -76,6 +78,18 @@ describe('readiness', () => {
     expect(down).toEqual({
       ready: false,
       body: { status: 'unavailable', redis: 'down', postgres: 'down', worker: 'stopped' },
+    });
+  });
+
+  it('a check that is not required is named down in the body but leaves the service ready; a required one does not', async () => {
+    const optional = { name: 'postgres_1', probe: () => false, required: false } as const;
+    expect(await readiness([{ name: 'postgres', probe: () => true }, optional])).toEqual({
+      ready: true,
+      body: { status: 'ok', postgres: 'ok', postgres_1: 'down' },
+    });
+    expect(await readiness([{ name: 'postgres', probe: () => false }, optional])).toEqual({
+      ready: false,
+      body: { status: 'unavailable', postgres: 'down', postgres_1: 'down' },
     });
   });
 });

@@ -76,9 +76,14 @@ export class TableReader {
     return this.queries.seatHeld(tableId, seat, playerId, connectionId);
   }
 
-  /** Whether every database answers. */
-  ping(): Promise<boolean> {
-    return this.queries.ping();
+  /** How many databases the tables are split over (DATABASE_URLS; 1 unless split). */
+  get databaseCount(): number {
+    return this.databases.all.length;
+  }
+
+  /** Whether database `index` answers: 0 is the home database. */
+  pingDatabase(index: number): Promise<boolean> {
+    return this.queries.pingDatabase(index);
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,11 @@ export interface ReadinessCheck {
   readonly probe: () => Promise<boolean> | boolean;
   readonly up?: string;
   readonly down?: string;
+  /**
+   * False: named in the body, but its being down does not make the service unready (a gateway's
+   * non-home databases, decision 0027: one database down pauses its shards' tables, not the site).
+   */
+  readonly required?: boolean;
 }
 
 /** The service's readiness checks (a `readonly ReadinessCheck[]`), in the order its body names them. */
@@ -34,7 +39,7 @@ export async function readiness(
       ),
     ),
   );
-  const ready = results.every(Boolean);
+  const ready = results.every((up, i) => up || checks[i]!.required === false);
   const body: Record<string, string> = { status: ready ? 'ok' : 'unavailable' };
   checks.forEach((check, i) => (body[check.name] = results[i] ? (check.up ?? 'ok') : (check.down ?? 'down')));
   return { ready, body };
@@ -43,7 +48,7 @@ export async function readiness(
 /**
  * `/health/live`: 200 while the process runs (it never looks at the stores: a store that is down
  * must take the pods out of the Service, not restart them). `/health/ready`: 200 when every
- * readiness check passes, else 503 with a body that names what is down.
+ * required readiness check passes, else 503; the body names what is down either way.
  */
 @Controller('health')
 export class HealthController {

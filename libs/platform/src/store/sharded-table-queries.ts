@@ -125,4 +125,10 @@ export class ShardedTableQueries {
   async ping(): Promise<boolean> {
     return (await Promise.all(this.each.map((queries) => queries.ping()))).every(Boolean);
   }
+
+  /** Whether database `index` (of DATABASE_URLS) answers. */
+  pingDatabase(index: number): Promise<boolean> {
+    const queries = this.each[index];
+    return queries ? queries.ping() : Promise.resolve(false);
+  }
 }
