@@ -60,7 +60,7 @@ export class GatewayModule {
             }),
         },
         IntentService,
-        { provide: LobbyReader, useFactory: () => new LobbyReader(config.shardMap) },
+        { provide: LobbyReader, useFactory: () => new LobbyReader(config.shardMap, deps.logger) },
         {
           // Listens on the lobby channel before the port opens, and takes the sockets' lobby frames.
           provide: LobbyHub,

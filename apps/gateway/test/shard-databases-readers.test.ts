@@ -1,3 +1,4 @@
+import { LobbyQueries, type Logger } from '@dominoes/platform';
 import { IdentityResponseSchema, LOBBY_MAX_WAITING } from '@dominoes/protocol';
 import {
   createTwoDatabases,
@@ -236,6 +237,37 @@ describe("the gateway's readers over two databases", () => {
       refused: 'not-replayable',
       message: 'The stored log holds no dealt round.',
     });
+  });
+
+  it("a second database that does not answer is left out of the lobby's lists and counts and of quick play's search, with one warning; the home database's tables are still offered", async () => {
+    const warned: unknown[] = [];
+    const logger = { warn: (fields: unknown) => warned.push(fields) } as unknown as Logger;
+    const halfDown = new LobbyReader(
+      { ...two.map, databaseUrls: [two.map.databaseUrls[0]!, 'postgresql://postgres@127.0.0.1:1/nowhere'] },
+      logger,
+    );
+    try {
+      const inHome = code(0, 'left-out');
+      const inSecond = code(1, 'left-out');
+      await seed(0, inHome, { minute: 95, seatCount: 4 });
+      await seed(1, inSecond, { minute: 94, seatCount: 4 });
+      const everything = await lobby.snapshot(me);
+      expect(everything.tables.map((t) => t.tableId)).toEqual(expect.arrayContaining([inHome, inSecond]));
+
+      const snapshot = await halfDown.snapshot(me);
+      const listed = snapshot.tables.map((t) => t.tableId);
+      expect(listed).toContain(inHome);
+      expect(listed).not.toContain(inSecond);
+      expect(snapshot.counts).toEqual(await new LobbyQueries(two.client(0)).publicCounts());
+      const config = { variant: 'draw', seatCount: 4, target: 100 };
+      expect(
+        await halfDown.queries.withQuickPlayLock(config, (search) => search.candidates(me, 5), 5_000),
+      ).toEqual([inHome]);
+      // Once per database every 10 s, not once per read.
+      expect(warned).toEqual([expect.objectContaining({ database: 1 })]);
+    } finally {
+      await halfDown.onApplicationShutdown();
+    }
   });
 
   it('the gateway started with DATABASE_URLS over both is ready, finds a table of either database by its code, and its quick play seats the player at the open table of the second database', async () => {

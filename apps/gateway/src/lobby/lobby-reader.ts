@@ -1,4 +1,10 @@
-import { ShardedLobbyQueries, type LobbyRow, type ShardDatabases, type ShardMap } from '@dominoes/platform';
+import {
+  ShardedLobbyQueries,
+  type LobbyRow,
+  type Logger,
+  type ShardDatabases,
+  type ShardMap,
+} from '@dominoes/platform';
 import {
   LOBBY_MAX_PLAYING,
   LOBBY_MAX_WAITING,
@@ -49,9 +55,20 @@ export class LobbyReader {
   private readonly databases: ShardDatabases;
   readonly queries: ShardedLobbyQueries;
 
-  constructor(map: ShardMap) {
+  /** When each database was last reported left out (one warning per database every 10 s). */
+  private readonly leftOutAt = new Map<number, number>();
+
+  constructor(map: ShardMap, logger?: Logger) {
     this.databases = readOnlyDatabases(map);
-    this.queries = new ShardedLobbyQueries(this.databases);
+    this.queries = new ShardedLobbyQueries(this.databases, (database, error) => {
+      const now = Date.now();
+      if (now - (this.leftOutAt.get(database) ?? 0) < 10_000) return;
+      this.leftOutAt.set(database, now);
+      logger?.warn(
+        { database, err: error instanceof Error ? error.message : String(error) },
+        'a database did not answer: its tables are left out of the lobby and quick play',
+      );
+    });
   }
 
   /** What a `lobby` frame lists: public tables (capped), their counts, and the player's own tables. */

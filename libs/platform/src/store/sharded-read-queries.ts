@@ -24,12 +24,42 @@ import type { SqlClient } from './table-queries';
 const oldestFirst = ascending<LobbyRow>((row) => row.openedAt);
 const newestFirst = descending<LobbyRow>((row) => row.openedAt);
 
+/**
+ * Each database's answer to `query`, leaving out the non-home databases that fail (their tables
+ * cannot be joined while they are down, and the rest of the lobby must not go with them); the home
+ * database's failure fails the whole read, as with one database.
+ */
+async function answeringDatabases<Q, T>(
+  each: readonly Q[],
+  query: (queries: Q, index: number) => Promise<T>,
+  onLeftOut: (index: number, error: unknown) => void,
+): Promise<T[]> {
+  const settled = await Promise.allSettled(each.map((queries, index) => query(queries, index)));
+  return settled.flatMap((result, index) => {
+    if (result.status === 'fulfilled') return [result.value];
+    if (index === 0) throw result.reason;
+    onLeftOut(index, result.reason);
+    return [];
+  });
+}
+
 /** LobbyQueries over every database. */
 export class ShardedLobbyQueries {
   readonly each: readonly LobbyQueries[];
 
-  constructor(readonly databases: ShardDatabases) {
+  /**
+   * `onLeftOut`: told of each non-home database left out of a lobby list or a quick-play search
+   * because it did not answer (the gateway logs it).
+   */
+  constructor(
+    readonly databases: ShardDatabases,
+    private readonly onLeftOut: (database: number, error: unknown) => void = () => undefined,
+  ) {
     this.each = databases.all.map((prisma) => new LobbyQueries(prisma));
+  }
+
+  private answering<T>(query: (queries: LobbyQueries, index: number) => Promise<T>): Promise<T[]> {
+    return answeringDatabases(this.each, query, this.onLeftOut);
   }
 
   private get single(): LobbyQueries | null {
@@ -39,7 +69,7 @@ export class ShardedLobbyQueries {
   /** Waiting tables oldest first, then playing ones newest first, each part capped, over every database. */
   async publicTables(waiting: number, playing: number): Promise<LobbyRow[]> {
     if (this.single) return this.single.publicTables(waiting, playing);
-    const lists = await Promise.all(this.each.map((queries) => queries.publicTables(waiting, playing)));
+    const lists = await this.answering((queries) => queries.publicTables(waiting, playing));
     const part = (status: string) => lists.map((rows) => rows.filter((row) => row.status === status));
     return [
       ...mergeSorted(part('waiting'), oldestFirst, waiting),
@@ -49,14 +79,14 @@ export class ShardedLobbyQueries {
 
   async publicCounts(): Promise<{ waiting: number; playing: number }> {
     if (this.single) return this.single.publicCounts();
-    const counts = await Promise.all(this.each.map((queries) => queries.publicCounts()));
+    const counts = await this.answering((queries) => queries.publicCounts());
     return { waiting: sum(counts.map((c) => c.waiting)), playing: sum(counts.map((c) => c.playing)) };
   }
 
   /** The open tables `playerId` sits at, newest first, over every database. */
   async tablesOf(playerId: string, limit: number): Promise<LobbyRow[]> {
     if (this.single) return this.single.tablesOf(playerId, limit);
-    const lists = await Promise.all(this.each.map((queries) => queries.tablesOf(playerId, limit)));
+    const lists = await this.answering((queries) => queries.tablesOf(playerId, limit));
     return mergeSorted(lists, newestFirst, limit);
   }
 
@@ -64,7 +94,7 @@ export class ShardedLobbyQueries {
    * Quick play under its configuration's lock, which stays in the home database (one lock for every
    * gateway); the search asks every database for its best candidates (the home one on the
    * transaction's connection) and ranks them as the one query would: the player's own table first,
-   * then the oldest.
+   * then the oldest. A non-home database that does not answer is left out of the search.
    */
   withQuickPlayLock<T>(
     config: QuickPlayConfig,
@@ -78,10 +108,8 @@ export class ShardedLobbyQueries {
         work({
           candidates: async (playerId, limit) => {
             const client = (index: number): SqlClient => (index === 0 ? home : this.databases.all[index]!);
-            const lists = await Promise.all(
-              this.databases.all.map((_, index) =>
-                rankedCandidatesOn(client(index), config, playerId, limit),
-              ),
+            const lists = await this.answering((_, index) =>
+              rankedCandidatesOn(client(index), config, playerId, limit),
             );
             const ranked = mergeSorted(
               lists,
