@@ -4,6 +4,7 @@ import {
   createLogger,
   createPrisma,
   DeadlineQueues,
+  ShardDatabases,
   systemClock,
   type Clock,
   type DeadlineQueue,
@@ -240,6 +241,33 @@ describe('deadline keeper: the jobs it sets on real Redis', () => {
         level: 50,
         err: { message: 'Postgres away' },
       });
+    });
+
+    it('split by shard (decision 0027): each database is read on its own, so the shards of a database that does not answer are retried while the others get their jobs', async () => {
+      const unreachable = createPrisma('postgresql://postgres@127.0.0.1:1/nowhere', 1, {
+        connectionTimeoutMs: 500,
+      });
+      const split = new TableStore(
+        new ShardDatabases({ databaseUrls: ['home', 'away'], databaseOfShard: [0, 0, 1, 1] }, (_, index) =>
+          index === 0 ? prisma : unreachable,
+        ),
+      );
+      const { logger, lines } = recordingLogger();
+      const keeper = keeperOf(memoryWorld().engine, { store: split, logger });
+      try {
+        for (const shard of [0, 1, 2, 3]) keeper.shardAcquired(shard);
+        await sleep(1500);
+      } finally {
+        keeper.stop();
+        await unreachable.$disconnect();
+      }
+      expect([...(await jobs()).keys()].sort()).toEqual([ids[0], ids[1]].sort());
+      expect(lines).toContainEqual(
+        expect.objectContaining({ msg: 'deadlines rebuilt from Postgres', shards: [0, 1], deadlines: 2 }),
+      );
+      const failed = lines.filter((l) => l.msg === 'deadline rebuild failed; retrying');
+      expect(failed.length).toBeGreaterThanOrEqual(1);
+      for (const line of failed) expect(line).toMatchObject({ shards: [2, 3] });
     });
 
     it('a stopped keeper rebuilds nothing: not a shard taken after, nor one waiting, nor a failed rebuild again', async () => {

@@ -29,6 +29,8 @@ describe('deadline keeper: rebuilding the deadlines of a shard taken (again)', (
   } as unknown as TableEngine;
   const store = {
     openTableDeadlines: async () => stored.map((t) => ({ id: t.id, deadline: t.state.deadline })),
+    // One database holds every shard.
+    databaseOfShard: () => 0,
   } as unknown as TableStore;
   const keeper = () =>
     new RecordingKeeper(

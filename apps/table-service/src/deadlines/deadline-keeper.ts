@@ -55,21 +55,32 @@ export class DeadlineKeeper implements DeadlineScheduler {
   }
 
   private async rebuild(): Promise<void> {
-    const shards = new Set(this.shardsToRebuild);
+    const shards = [...this.shardsToRebuild];
     this.shardsToRebuild.clear();
+    // Split by shard (decision 0027): one query per database, each on its own, so a database that is
+    // down holds back only its own shards' deadlines (retried), not the others'.
+    const byDatabase = new Map<number, number[]>();
+    for (const shard of shards) {
+      const database = this.store.databaseOfShard(shard);
+      byDatabase.set(database, [...(byDatabase.get(database) ?? []), shard]);
+    }
+    await Promise.all([...byDatabase.values()].map((group) => this.rebuildShards(group)));
+  }
+
+  private async rebuildShards(shards: readonly number[]): Promise<void> {
     try {
       // One query: the deadline of every open table of these shards, not one read per table.
-      const stored = await this.store.openTableDeadlines([...shards], this.shards);
+      const stored = await this.store.openTableDeadlines(shards, this.shards);
       let count = 0;
       for (const { id, deadline } of stored) {
         // The engine's copy, when it has one, is the newest (it is set as a change is stored).
         const copy = this.engine.cachedTable(id);
         if (await this.reschedule(id, copy ? copy.deadline : deadline)) count++;
       }
-      this.logger.info({ shards: [...shards], deadlines: count }, 'deadlines rebuilt from Postgres');
+      this.logger.info({ shards, deadlines: count }, 'deadlines rebuilt from Postgres');
     } catch (error) {
       if (this.stopped) return;
-      this.logger.error({ err: error }, 'deadline rebuild failed; retrying');
+      this.logger.error({ err: error, shards }, 'deadline rebuild failed; retrying');
       for (const shard of shards) this.shardAcquired(shard);
     }
   }

@@ -121,6 +121,11 @@ export class TableStore implements TableRepository {
     return this.queries.each.length;
   }
 
+  /** The database (index in DATABASE_URLS) that holds shard `shard`'s tables. */
+  databaseOfShard(shard: number): number {
+    return this.queries.databases.indexOfShard(shard);
+  }
+
   async load(tableId: string): Promise<TableState | null> {
     const row = await this.queries.snapshot(tableId, RECENT_INTENTS_KEPT);
     if (!row) return null;
