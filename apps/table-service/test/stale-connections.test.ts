@@ -284,4 +284,45 @@ describe('stale connections: seats of a gateway that died without closing its so
     }
     expect(await connections(tableId)).toEqual([[], [], [], []]);
   });
+
+  it('a seat connection id that is not a gateway socket’s is left alone and does not stop the sweep; a shard lost between the read and the close keeps its connections (the new owner closes them)', async () => {
+    const tableId = 'ODD001';
+    const conn = (i: number) => (i === 0 ? 'not-a-gateway-socket' : `odd-gw:${EPOCH + 1 + i}`);
+    await playingTable(tableId, conn);
+    // Owned while the sweep reads the seats, lost by the time it closes them.
+    let reads = 0;
+    const s = sweeper(() => ++reads <= 1);
+    expect(await s.sweep()).toBe(0);
+    now += GRACE_MS;
+    reads = 0;
+    expect(await s.sweep()).toBe(0);
+    expect(await connections(tableId)).toEqual([0, 1, 2, 3].map((i) => [conn(i)]));
+    // Owned throughout: the gone gateway's three sockets are closed, the odd one stays.
+    const owner = sweeper();
+    expect(await owner.sweep()).toBe(0);
+    now += GRACE_MS;
+    expect(await owner.sweep()).toBe(3);
+    expect(await connections(tableId)).toEqual([['not-a-gateway-socket'], [], [], []]);
+  });
+
+  it('stop() ends the sweeps for good: a gateway gone after it closes nothing', async () => {
+    const tableId = 'STOP01';
+    const conn = (i: number) => `stop-gw:${EPOCH + 1 + i}`;
+    await playingTable(tableId, conn);
+    const s = new StaleConnectionSweeper({
+      engine,
+      redis,
+      names,
+      clock,
+      logger,
+      owns: () => true,
+      graceMs: 0,
+      intervalMs: 20,
+    });
+    s.start();
+    await s.stop();
+    s.start();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await connections(tableId)).toEqual([0, 1, 2, 3].map((i) => [conn(i)]));
+  });
 });
