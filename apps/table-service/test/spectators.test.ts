@@ -330,4 +330,22 @@ describe('spectators: the public view on the spectator channel, after the store,
     expect(spectators.watchers('SPGONE')).toBe(2);
     expect(await sweeper.sweep()).toBe(0);
   });
+
+  it('a socket that moves from one table to another: the first table’s players see its count go down, the second’s go up; watching the same table again sends nothing', async () => {
+    // Two tables of the tests above, with a replica of its own (its registry starts empty).
+    const { spectators } = replica();
+    await spectators.handle(watch('SPWATCH', 'gw-move:1', 5));
+    await settle();
+    seats.take();
+    expect(await spectators.handle(watch('SPWATCH', 'gw-move:1', 5))).toMatchObject({ ok: true });
+    await settle();
+    expect(seats.take()).toEqual([]);
+    expect(await spectators.handle(watch('SPGONE', 'gw-move:1', 5))).toMatchObject({ ok: true });
+    await settle();
+    const events = seats.take();
+    const last = (tableId: string) => events.filter((e) => e.tableId === tableId).at(-1)?.view.watchers;
+    expect(last('SPWATCH')).toBe(0);
+    expect(last('SPGONE')).toBe(1);
+    expect(spectators.watchers('SPWATCH')).toBe(0);
+  });
 });
