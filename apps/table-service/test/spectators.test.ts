@@ -49,6 +49,18 @@ describe('spectators: the public view on the spectator channel, after the store,
     return { engine, spectators };
   };
 
+  /** The stale-watcher sweep of one replica's spectators. */
+  const watcherSweeper = (spectators: TableSpectators, graceMs: number, intervalMs: number) =>
+    new StaleWatcherSweeper({
+      spectators,
+      redis: harness.redis,
+      names: harness.names,
+      clock: systemClock,
+      logger: createLogger('test', 'silent'),
+      graceMs,
+      intervalMs,
+    });
+
   /** Opens a partnership table and seats four players: its first round is dealt. */
   const startedTable = async (engine: TableEngine, tableId: string) => {
     const intent = envelopes(tableId, `${tableId}-`);
@@ -276,15 +288,7 @@ describe('spectators: the public view on the spectator channel, after the store,
     await harness.redis.set(harness.names.gatewayAlive('gw-live'), '1');
     await spectators.handle(watch('SPGONE', 'gw-dead:5', 1));
     await spectators.handle(watch('SPGONE', 'gw-live:5', 2));
-    const sweeper = new StaleWatcherSweeper({
-      spectators,
-      redis: harness.redis,
-      names: harness.names,
-      clock: systemClock,
-      logger: createLogger('test', 'silent'),
-      graceMs: 100,
-      intervalMs: 60_000,
-    });
+    const sweeper = watcherSweeper(spectators, 100, 60_000);
     expect(await sweeper.sweep()).toBe(0); // missing, but not for the grace yet
     await settle(150);
     expect(await sweeper.sweep()).toBe(1);
@@ -308,15 +312,7 @@ describe('spectators: the public view on the spectator channel, after the store,
     await spectators.handle(watch('SPGONE', 'gw-boot:7', 2));
     await spectators.handle(watch('SPGONE', 'not-a-connection-id', 3));
     expect(spectators.watchers('SPGONE')).toBe(3);
-    const sweeper = new StaleWatcherSweeper({
-      spectators,
-      redis: harness.redis,
-      names: harness.names,
-      clock: systemClock,
-      logger: createLogger('test', 'silent'),
-      graceMs: 60_000,
-      intervalMs: 50,
-    });
+    const sweeper = watcherSweeper(spectators, 60_000, 50);
     sweeper.start();
     await waitUntil(() => spectators.watchers('SPGONE') === 2);
     expect(spectators.registry.watching('gw-boot:6')).toBeUndefined();

@@ -87,6 +87,18 @@ describe('stale connections: seats of a gateway that died without closing its so
       graceMs: GRACE_MS,
       intervalMs: 60_000,
     });
+  /** A sweeper with no grace, sweeping every 20 ms once started. */
+  const ticking = () =>
+    new StaleConnectionSweeper({
+      engine,
+      redis,
+      names,
+      clock,
+      logger,
+      owns: () => true,
+      graceMs: 0,
+      intervalMs: 20,
+    });
   /** What a live gateway does every few seconds. */
   const beat = (gatewayId: string, epoch = EPOCH) =>
     redis.set(names.gatewayAlive(gatewayId), String(epoch), 'PX', 600_000);
@@ -264,16 +276,7 @@ describe('stale connections: seats of a gateway that died without closing its so
     const tableId = 'TICK01';
     const conn = (i: number) => `tick-gw:${EPOCH + 1 + i}`;
     await playingTable(tableId, conn);
-    const s = new StaleConnectionSweeper({
-      engine,
-      redis,
-      names,
-      clock,
-      logger,
-      owns: () => true,
-      graceMs: 0,
-      intervalMs: 20,
-    });
+    const s = ticking();
     s.start();
     try {
       for (let i = 0; i < 250 && (await connections(tableId)).some((c) => c.length > 0); i++) {
@@ -309,16 +312,7 @@ describe('stale connections: seats of a gateway that died without closing its so
     const tableId = 'STOP01';
     const conn = (i: number) => `stop-gw:${EPOCH + 1 + i}`;
     await playingTable(tableId, conn);
-    const s = new StaleConnectionSweeper({
-      engine,
-      redis,
-      names,
-      clock,
-      logger,
-      owns: () => true,
-      graceMs: 0,
-      intervalMs: 20,
-    });
+    const s = ticking();
     s.start();
     await s.stop();
     s.start();
