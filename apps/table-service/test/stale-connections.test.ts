@@ -76,29 +76,13 @@ describe('stale connections: seats of a gateway that died without closing its so
     sentAt: now,
     intent,
   });
-  const sweeper = (owns: (tableId: string) => boolean = () => true) =>
-    new StaleConnectionSweeper({
-      engine,
-      redis,
-      names,
-      clock,
-      logger,
-      owns,
-      graceMs: GRACE_MS,
-      intervalMs: 60_000,
-    });
+  const sweeper = (
+    owns: (tableId: string) => boolean = () => true,
+    graceMs = GRACE_MS,
+    intervalMs = 60_000,
+  ) => new StaleConnectionSweeper({ engine, redis, names, clock, logger, owns, graceMs, intervalMs });
   /** A sweeper with no grace, sweeping every 20 ms once started. */
-  const ticking = () =>
-    new StaleConnectionSweeper({
-      engine,
-      redis,
-      names,
-      clock,
-      logger,
-      owns: () => true,
-      graceMs: 0,
-      intervalMs: 20,
-    });
+  const ticking = () => sweeper(() => true, 0, 20);
   /** What a live gateway does every few seconds. */
   const beat = (gatewayId: string, epoch = EPOCH) =>
     redis.set(names.gatewayAlive(gatewayId), String(epoch), 'PX', 600_000);
