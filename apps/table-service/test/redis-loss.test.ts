@@ -8,6 +8,7 @@ import {
   type IntentReply,
 } from '@dominoes/protocol';
 import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
+import { WriteOutcomeUnknownError } from '../src/table/table-ports';
 
 /*
  * What Redis can lose under the table-service's feet (a restart without its data, a dropped
@@ -51,6 +52,8 @@ describe('the shard consumer and its leases when Redis loses things', () => {
     intent: { kind: 'deadline', key: `k${n}`, dueAt: Date.now() },
   });
   const send = (e: IntentEnvelope) => admin.xadd(stream, '*', INTENT_FIELD, JSON.stringify(e));
+  /** Intents whose first handling fails with an unknown write outcome (Postgres killed after its commit). */
+  const outcomeUnknownOnce = new Set<string>();
 
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
@@ -89,6 +92,8 @@ describe('the shard consumer and its leases when Redis loses things', () => {
     });
     server.addHandler(INTENT_PATTERN, async (e: IntentEnvelope): Promise<IntentReply> => {
       handled.push(e.intentId);
+      if (outcomeUnknownOnce.delete(e.intentId))
+        throw new WriteOutcomeUnknownError(e.tableId, new Error('Connection terminated unexpectedly'));
       return { ok: true, intentId: e.intentId, version: 1, seat: null };
     });
     server.listen(() => undefined);
@@ -143,6 +148,28 @@ describe('the shard consumer and its leases when Redis loses things', () => {
       replies.disconnect();
     }
   });
+
+  it('a write whose outcome is unknown (Postgres killed after its commit) is neither answered nor acknowledged: it stays pending, is read again after 10 s and answered then', async () => {
+    const replies = createRedis(REDIS_URL, `${prefix}:replies-unknown`);
+    const got: IntentReply[] = [];
+    replies.on('message', (_c: string, m: string) => got.push(JSON.parse(m) as IntentReply));
+    await replies.subscribe(`${prefix}:replies-unknown`);
+    try {
+      const e = envelope(`${prefix}:replies-unknown`);
+      outcomeUnknownOnce.add(e.intentId);
+      await send(e);
+      await until('the first handling', () => handled.includes(e.intentId));
+      await sleep(1000);
+      // No "not applied" (INTERNAL) answer: it might have been stored.
+      expect(got).toEqual([]);
+      expect(((await admin.xpending(stream, 'table-service')) as [number])[0]).toBe(1);
+      await until('the answer after the entry is read again', () => got.length > 0, 20_000);
+      expect(got).toEqual([{ ok: true, intentId: e.intentId, version: 1, seat: null }]);
+      expect(handled.filter((id) => id === e.intentId)).toHaveLength(2);
+    } finally {
+      replies.disconnect();
+    }
+  }, 40_000);
 
   it('a lease that vanished is taken again, and the owner is told (so it rebuilds the deadlines)', async () => {
     const before = acquired.length;

@@ -1,6 +1,7 @@
 import { createLogger, systemClock } from '@dominoes/platform';
 import { RULE_DURATIONS } from '@dominoes/rules';
 import { TableEngine } from '../src/table/table-engine';
+import { WriteOutcomeUnknownError } from '../src/table/table-ports';
 import { RECENT_INTENTS_KEPT } from '../src/table/table-state';
 import { envelopes } from './support/engine-harness';
 import { InMemorySeatPublisher } from './support/in-memory-seat-publisher';
@@ -180,6 +181,25 @@ describe('table engine on in-memory ports', () => {
       (await store.load('FAIL1'))!.version,
     );
     expect(await e.handle(send(1, join))).toMatchObject({ ok: true, seat: 1 });
+  });
+
+  it('a write whose answer is lost after its commit (Postgres killed then): nothing is answered (WriteOutcomeUnknownError, not a refusal), and the intent read again is answered as applied, stored once', async () => {
+    const { store, first: e, send } = await opened('LOST1', 'z');
+    const intent = send(1, join);
+    const append = store.append;
+    const writable = store as { append: InMemoryTableStore['append'] };
+    writable.append = async (...change) => {
+      await append(...change);
+      throw new Error('Connection terminated unexpectedly');
+    };
+    const failure = await e.handle(intent).catch((error: unknown) => error);
+    writable.append = append;
+    expect(failure).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(store.stored.filter((c) => c.intentId === intent.intentId)).toHaveLength(1);
+    expect(e.tablesToReload()).toEqual(['LOST1']);
+    await e.reload('LOST1');
+    expect(await e.handle(intent)).toMatchObject({ ok: true, intentId: intent.intentId, seat: 1 });
+    expect(store.stored.filter((c) => c.intentId === intent.intentId)).toHaveLength(1);
   });
 
   it('at most once: a repeated intent id is answered as applied, and neither stored nor published again', async () => {

@@ -7,6 +7,7 @@ import {
   IntentExpiredError,
   StaleWriteError,
   TooManyTablesError,
+  WriteOutcomeUnknownError,
   type SeatPublisher,
   type TableRepository,
 } from './table-ports';
@@ -232,7 +233,9 @@ export class TableEngine {
         const fresh = await this.load(tableId);
         return reply({ ok: true, intentId, version: fresh?.version ?? null, seat: decision.seat });
       }
-      throw error;
+      if (error instanceof StaleWriteError) throw error;
+      // Anything else: the write may or may not have been committed, so nothing is answered.
+      throw new WriteOutcomeUnknownError(tableId, error);
     }
     this.remember(stored);
     await this.publish(stored, occupiedSeats(stored), cause, traceparent);

@@ -54,6 +54,26 @@ export class StaleWriteError extends Error {
   }
 }
 
+/**
+ * The store's write failed without saying whether it was written: the connection died during the
+ * statement, and a commit may have reached the disk first (Postgres killed after the commit, before
+ * its answer). No answer may be given for the intent: "not applied" could be false. The transport
+ * leaves it unanswered and unacknowledged on its stream; it is read again (after the table is
+ * loaded again) and the stored log decides, at most once. The gateway, whose reply times out
+ * meanwhile, asks Postgres what was stored.
+ */
+export class WriteOutcomeUnknownError extends Error {
+  constructor(
+    tableId: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `The store did not say whether the change of table ${tableId} was written: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = 'WriteOutcomeUnknownError';
+  }
+}
+
 /** The host has as many open tables as MAX_OPEN_TABLES_PER_HOST allows: the new one is not stored. */
 export class TooManyTablesError extends Error {
   constructor(

@@ -19,6 +19,7 @@ import {
   type RedisNames,
 } from '@dominoes/protocol';
 import { ShardLeases, type LeaseTiming } from '../shards/shard-leases';
+import { WriteOutcomeUnknownError } from '../table/table-ports';
 
 export interface ShardedStreamsOptions {
   readonly redis: RedisClient;
@@ -283,6 +284,15 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       const result = await handler(envelope);
       reply = (isObservable(result) ? await lastValueFrom(result) : result) as IntentReply;
     } catch (error) {
+      if (error instanceof WriteOutcomeUnknownError) {
+        // Neither answered nor acknowledged: read again after 10 s (claimPending), once the table is
+        // loaded again, the stored log answers it (at most once); the gateway asks Postgres meanwhile.
+        logger.warn(
+          { err: error, intentId: envelope.intentId, tableId: envelope.tableId },
+          'the store did not say whether the change was written; the intent stays pending',
+        );
+        return;
+      }
       logger.error({ err: error, intentId: envelope.intentId, tableId: envelope.tableId }, 'intent failed');
       reply = {
         ok: false,
