@@ -1,0 +1,293 @@
+import { encodeSeatEvent, redisNames, viewFrameText, type SeatEvent } from '@dominoes/protocol';
+import { recordingLogger } from '../../../libs/platform/src/test-logger';
+import { GatewayMetrics } from '../src/metrics';
+import { SeatRouter } from '../src/ws/seat-router';
+import { eventually, uniquePrefix, viewFor, waitFor } from './support';
+import { fakeConnection, RedisConnections, TestClock } from './unit-fakes';
+
+const redis = new RedisConnections();
+afterAll(() => redis.closeAll());
+
+/** A router on its own real Redis subscriber, a publisher, a clock and a recording logger. */
+function routerRig() {
+  const names = redisNames(uniquePrefix('seat_router'), 4);
+  const clock = new TestClock();
+  const metrics = new GatewayMetrics(false);
+  const { logger, lines } = recordingLogger();
+  const subscriber = redis.open('seat-router-test:sub');
+  const publisher = redis.open('seat-router-test:pub');
+  const router = new SeatRouter(subscriber, names, clock, metrics, logger);
+  const subscribers = async (channel: string) =>
+    ((await publisher.pubsub('NUMSUB', channel)) as [string, number])[1];
+  return { names, clock, metrics, lines, subscriber, publisher, router, subscribers };
+}
+
+function seatEvent(
+  tableId: string,
+  seat: number,
+  playerId: string,
+  version: number,
+  extra: Partial<SeatEvent> = {},
+) {
+  const event: SeatEvent = {
+    tableId,
+    seat,
+    version,
+    view: viewFor(tableId, seat, playerId),
+    cause: null,
+    ...extra,
+  };
+  return { text: encodeSeatEvent(event), viewJson: JSON.stringify(event.view) };
+}
+
+/** A connection bound to `tableId`'s seat `seat` as the socket hub binds one. */
+function seated(
+  router: SeatRouter,
+  tableId: string,
+  seat: number,
+  playerId: string,
+  id = `${playerId}-sock`,
+) {
+  const made = fakeConnection(id, { id: playerId, name: playerId });
+  made.conn.binding = { tableId, seat, channel: router.channelOf(tableId, seat) };
+  return made;
+}
+
+describe('SeatRouter (real Redis pub/sub)', () => {
+  it("names a seat's channel and a table's spectator channel as the protocol does", () => {
+    const { router, names } = routerRig();
+    expect(router.channelOf('T1', 2)).toBe(names.seatChannel('T1', 2));
+    expect(router.spectatorChannelOf('T1')).toBe(names.spectatorChannel('T1'));
+  });
+
+  it("sends a seat event to the seat's bound socket as a view frame (its version, the server's time, the view's text), once subscribed", async () => {
+    const { router, publisher, clock } = routerRig();
+    const a = seated(router, 'T1', 0, 'pa');
+    await router.add(a.conn, a.conn.binding!.channel);
+    expect(router.channels).toBe(1);
+    const event = seatEvent('T1', 0, 'pa', 4);
+    clock.t = 42_000;
+    await publisher.publish(a.conn.binding!.channel, event.text);
+    await waitFor(() => a.socket.sent.length === 1, 3000, 'the view');
+    expect(a.socket.sent).toEqual([viewFrameText(4, 42_000, event.viewJson)]);
+    expect(a.conn.lastVersion).toBe(4);
+  });
+
+  it("one subscription per seat channel: a second socket of the seat shares it, the channel is left when the seat's last socket goes", async () => {
+    const { router, publisher, subscribers } = routerRig();
+    const a = seated(router, 'T2', 1, 'pb', 'one');
+    const b = seated(router, 'T2', 1, 'pb', 'two');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    await router.add(b.conn, channel);
+    expect(router.channels).toBe(1);
+    expect(await subscribers(channel)).toBe(1);
+    router.remove(a.conn, channel);
+    router.remove(a.conn, channel); // removed already: nothing changes
+    expect(router.channels).toBe(1);
+    await publisher.publish(channel, seatEvent('T2', 1, 'pb', 1).text);
+    await waitFor(() => b.socket.sent.length === 1, 3000, 'the view on the second socket');
+    expect(a.socket.sent).toEqual([]);
+    router.remove(b.conn, channel);
+    expect(router.channels).toBe(0);
+    await eventually(async () => (await subscribers(channel)) === 0, 3000, 'the unsubscribe');
+    // Bound again: subscribed again.
+    await router.add(a.conn, channel);
+    expect(await subscribers(channel)).toBe(1);
+    expect(router.channels).toBe(1);
+  });
+
+  it('removing a socket from a channel it was never bound to changes nothing', async () => {
+    const { router, subscribers } = routerRig();
+    const a = seated(router, 'T3', 0, 'pc');
+    const other = seated(router, 'T3', 0, 'pc', 'other');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    router.remove(other.conn, channel);
+    router.remove(other.conn, router.channelOf('T3', 1));
+    expect(router.channels).toBe(1);
+    expect(await subscribers(channel)).toBe(1);
+  });
+
+  it('a view goes only to sockets of the player it was made for, bound to that channel, with a player (the seat changed hands)', async () => {
+    const { router, publisher } = routerRig();
+    const owner = seated(router, 'T4', 0, 'owner');
+    const otherPlayer = seated(router, 'T4', 0, 'newcomer');
+    const noPlayer = seated(router, 'T4', 0, 'owner', 'anon');
+    noPlayer.conn.player = null;
+    const unbound = seated(router, 'T4', 0, 'owner', 'unbound');
+    const rebound = seated(router, 'T4', 0, 'owner', 'rebound');
+    const channel = owner.conn.binding!.channel;
+    for (const s of [otherPlayer, noPlayer, unbound, rebound, owner]) await router.add(s.conn, channel);
+    unbound.conn.binding = null;
+    rebound.conn.binding = { tableId: 'T4', seat: 1, channel: router.channelOf('T4', 1) };
+    await publisher.publish(channel, seatEvent('T4', 0, 'owner', 2).text);
+    await waitFor(() => owner.socket.sent.length === 1, 3000, "the owner's view");
+    for (const s of [otherPlayer, noPlayer, unbound, rebound]) expect(s.socket.sent).toEqual([]);
+  });
+
+  it('skips a view older than the last one sent on the socket; the same version again is sent (a sync)', async () => {
+    const { router, publisher } = routerRig();
+    const a = seated(router, 'T5', 2, 'pd');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    for (const version of [5, 3, 5, 6])
+      await publisher.publish(channel, seatEvent('T5', 2, 'pd', version).text);
+    await waitFor(() => a.socket.sent.length === 3, 3000, 'three views');
+    await publisher.publish(channel, seatEvent('T5', 2, 'pd', 7).text);
+    await waitFor(() => a.socket.sent.length === 4, 3000, 'the fourth view');
+    expect(a.socket.frames().map((f) => f['version'])).toEqual([5, 5, 6, 7]);
+  });
+
+  it("drops an event that is not a seat event, and one published on another seat's channel, with a warning", async () => {
+    const { router, publisher, lines } = routerRig();
+    const a = seated(router, 'T6', 0, 'pe');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    await publisher.publish(channel, 'not json');
+    await publisher.publish(channel, seatEvent('T6', 1, 'pe', 1).text);
+    await publisher.publish(channel, seatEvent('T6', 0, 'pe', 2).text);
+    await waitFor(() => a.socket.sent.length === 1, 3000, 'the valid view');
+    expect(a.socket.frames().map((f) => f['version'])).toEqual([2]);
+    const warned = lines.filter((l) => l.level === 40);
+    expect(warned.map((l) => l.msg)).toEqual([
+      'dropped an invalid seat event',
+      'dropped a seat event published on the wrong channel',
+    ]);
+    expect(warned[0]).toMatchObject({ channel });
+    expect(typeof warned[0]!['reason']).toBe('string');
+    expect(warned[1]).toMatchObject({ channel, tableId: 'T6', seat: 1 });
+  });
+
+  it('an event on a channel with no socket (left meanwhile) is neither sent nor warned about', async () => {
+    const { router, subscriber, lines } = routerRig();
+    const a = seated(router, 'T7', 0, 'pf');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    router.remove(a.conn, channel);
+    // Delivered as if Redis had sent it just before the unsubscribe took effect.
+    subscriber.emit('message', channel, 'not json');
+    expect(a.socket.sent).toEqual([]);
+    expect(lines).toEqual([]);
+  });
+
+  it("observes action-to-view latency for an event with a cause (from the intent's sentAt, never negative), and none without", async () => {
+    const { router, publisher, clock, metrics } = routerRig();
+    const a = seated(router, 'T8', 0, 'pg');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    clock.t = 10_000;
+    await publisher.publish(channel, seatEvent('T8', 0, 'pg', 1).text);
+    await publisher.publish(
+      channel,
+      seatEvent('T8', 0, 'pg', 2, { cause: { intentId: 'i', sentAt: 9_750 } }).text,
+    );
+    await publisher.publish(
+      channel,
+      seatEvent('T8', 0, 'pg', 3, { cause: { intentId: 'j', sentAt: 12_000 } }).text,
+    );
+    await waitFor(() => a.socket.sent.length === 3, 3000, 'three views');
+    const histogram = (await metrics.actionToView.get()).values;
+    const count = histogram.find((v) => v.metricName?.endsWith('_count'))!.value;
+    const sum = histogram.find((v) => v.metricName?.endsWith('_sum'))!.value;
+    expect(count).toBe(2);
+    expect(sum).toBeCloseTo(0.25, 6);
+  });
+
+  it('an event with a trace context is sent as any other (inside its span)', async () => {
+    const { router, publisher } = routerRig();
+    const a = seated(router, 'T9', 0, 'ph');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const event = seatEvent('T9', 0, 'ph', 1, { traceparent });
+    await publisher.publish(channel, event.text);
+    await waitFor(() => a.socket.sent.length === 1, 3000, 'the traced view');
+    expect(a.socket.sent[0]).toBe(viewFrameText(1, 1_000_000, event.viewJson));
+  });
+
+  it("sends a non-seat channel's messages to its listener, never to seats, until unlisten", async () => {
+    const { router, publisher, subscribers, names } = routerRig();
+    const control = `${names.prefix}:control`;
+    const heard: string[] = [];
+    await router.listen(control, (message) => heard.push(message));
+    expect(await subscribers(control)).toBe(1);
+    expect(router.channels).toBe(0);
+    await publisher.publish(control, 'hello');
+    await waitFor(() => heard.length === 1, 3000, 'the control message');
+    expect(heard).toEqual(['hello']);
+    router.unlisten(control);
+    await eventually(async () => (await subscribers(control)) === 0, 3000, 'the unlisten');
+    await publisher.publish(control, 'later');
+    router.unlisten(control); // not listening: nothing to undo
+    await publisher.publish(control, 'later again');
+    expect(heard).toEqual(['hello']);
+  });
+
+  it('unlisten of a channel that was never listened to leaves a seat subscription of that name alone', async () => {
+    const { router, subscribers } = routerRig();
+    const a = seated(router, 'T10', 0, 'pi');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    router.unlisten(channel);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await subscribers(channel)).toBe(1);
+  });
+
+  it('a listener that throws is logged as a failed delivery, and the router keeps delivering', async () => {
+    const { router, publisher, lines, names } = routerRig();
+    const a = seated(router, 'T13', 0, 'pl');
+    await router.add(a.conn, a.conn.binding!.channel);
+    const control = `${names.prefix}:control`;
+    await router.listen(control, () => {
+      throw new Error('listener broke');
+    });
+    await publisher.publish(control, 'x');
+    await waitFor(() => lines.some((l) => l.msg === 'view delivery failed'), 3000, 'the error line');
+    const line = lines.find((l) => l.msg === 'view delivery failed')!;
+    expect(line).toMatchObject({ level: 50, channel: control });
+    expect(line['err']).toMatchObject({ message: 'listener broke' });
+    await publisher.publish(a.conn.binding!.channel, seatEvent('T13', 0, 'pl', 1).text);
+    await waitFor(() => a.socket.sent.length === 1, 3000, 'a view after the failure');
+  });
+
+  it("logs its subscriber's Redis errors as warnings", () => {
+    const { subscriber, lines } = routerRig();
+    subscriber.emit('error', new Error('connection reset'));
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, msg: 'view subscriber: Redis error', err: 'connection reset' }),
+    ]);
+  });
+
+  it('close forgets every channel and quits its subscriber', async () => {
+    const { router, subscriber, names } = routerRig();
+    const a = seated(router, 'T11', 0, 'pj');
+    await router.add(a.conn, a.conn.binding!.channel);
+    await router.listen(`${names.prefix}:control`, () => undefined);
+    await router.close();
+    expect(router.channels).toBe(0);
+    await waitFor(() => subscriber.status === 'end', 3000, 'the subscriber ended');
+    await router.close(); // a second close does not throw
+  });
+
+  it('an unsubscribe that fails (the subscriber is gone) is logged as a warning', async () => {
+    const { router, subscriber, lines, names } = routerRig();
+    const a = seated(router, 'T12', 0, 'pk');
+    const channel = a.conn.binding!.channel;
+    await router.add(a.conn, channel);
+    const control = `${names.prefix}:control`;
+    await router.listen(control, () => undefined);
+    subscriber.disconnect();
+    await waitFor(() => subscriber.status === 'end', 3000, 'the disconnect');
+    router.remove(a.conn, channel);
+    router.unlisten(control);
+    await waitFor(
+      () => lines.filter((l) => l.msg === 'unsubscribe failed').length === 2,
+      3000,
+      'two warnings',
+    );
+    const warned = lines.filter((l) => l.msg === 'unsubscribe failed');
+    expect(warned.map((l) => l['channel'])).toEqual([channel, control]);
+    expect(warned.every((l) => l.level === 40 && typeof l['err'] === 'string')).toBe(true);
+  });
+});
