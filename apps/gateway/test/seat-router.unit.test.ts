@@ -68,7 +68,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     const event = seatEvent('T1', 0, 'pa', 4);
     clock.t = 42_000;
     await publisher.publish(a.conn.binding!.channel, event.text);
-    await waitFor(() => a.socket.sent.length === 1, 3000, 'the view');
+    await waitFor(() => a.socket.sent.length === 1, 1000, 'the view');
     expect(a.socket.sent).toEqual([viewFrameText(4, 42_000, event.viewJson)]);
     expect(a.conn.lastVersion).toBe(4);
   });
@@ -86,11 +86,11 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     router.remove(a.conn, channel); // removed already: nothing changes
     expect(router.channels).toBe(1);
     await publisher.publish(channel, seatEvent('T2', 1, 'pb', 1).text);
-    await waitFor(() => b.socket.sent.length === 1, 3000, 'the view on the second socket');
+    await waitFor(() => b.socket.sent.length === 1, 1000, 'the view on the second socket');
     expect(a.socket.sent).toEqual([]);
     router.remove(b.conn, channel);
     expect(router.channels).toBe(0);
-    await eventually(async () => (await subscribers(channel)) === 0, 3000, 'the unsubscribe');
+    await eventually(async () => (await subscribers(channel)) === 0, 1000, 'the unsubscribe');
     // Bound again: subscribed again.
     await router.add(a.conn, channel);
     expect(await subscribers(channel)).toBe(1);
@@ -122,7 +122,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     unbound.conn.binding = null;
     rebound.conn.binding = { tableId: 'T4', seat: 1, channel: router.channelOf('T4', 1) };
     await publisher.publish(channel, seatEvent('T4', 0, 'owner', 2).text);
-    await waitFor(() => owner.socket.sent.length === 1, 3000, "the owner's view");
+    await waitFor(() => owner.socket.sent.length === 1, 1000, "the owner's view");
     for (const s of [otherPlayer, noPlayer, unbound, rebound]) expect(s.socket.sent).toEqual([]);
   });
 
@@ -133,9 +133,9 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     await router.add(a.conn, channel);
     for (const version of [5, 3, 5, 6])
       await publisher.publish(channel, seatEvent('T5', 2, 'pd', version).text);
-    await waitFor(() => a.socket.sent.length === 3, 3000, 'three views');
+    await waitFor(() => a.socket.sent.length === 3, 1000, 'three views');
     await publisher.publish(channel, seatEvent('T5', 2, 'pd', 7).text);
-    await waitFor(() => a.socket.sent.length === 4, 3000, 'the fourth view');
+    await waitFor(() => a.socket.sent.length === 4, 1000, 'the fourth view');
     expect(a.socket.frames().map((f) => f['version'])).toEqual([5, 5, 6, 7]);
   });
 
@@ -147,7 +147,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     await publisher.publish(channel, 'not json');
     await publisher.publish(channel, seatEvent('T6', 1, 'pe', 1).text);
     await publisher.publish(channel, seatEvent('T6', 0, 'pe', 2).text);
-    await waitFor(() => a.socket.sent.length === 1, 3000, 'the valid view');
+    await waitFor(() => a.socket.sent.length === 1, 1000, 'the valid view');
     expect(a.socket.frames().map((f) => f['version'])).toEqual([2]);
     const warned = lines.filter((l) => l.level === 40);
     expect(warned.map((l) => l.msg)).toEqual([
@@ -186,7 +186,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
       channel,
       seatEvent('T8', 0, 'pg', 3, { cause: { intentId: 'j', sentAt: 12_000 } }).text,
     );
-    await waitFor(() => a.socket.sent.length === 3, 3000, 'three views');
+    await waitFor(() => a.socket.sent.length === 3, 1000, 'three views');
     const histogram = (await metrics.actionToView.get()).values;
     const count = histogram.find((v) => v.metricName?.endsWith('_count'))!.value;
     const sum = histogram.find((v) => v.metricName?.endsWith('_sum'))!.value;
@@ -202,7 +202,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const event = seatEvent('T9', 0, 'ph', 1, { traceparent });
     await publisher.publish(channel, event.text);
-    await waitFor(() => a.socket.sent.length === 1, 3000, 'the traced view');
+    await waitFor(() => a.socket.sent.length === 1, 1000, 'the traced view');
     expect(a.socket.sent[0]).toBe(viewFrameText(1, 1_000_000, event.viewJson));
   });
 
@@ -214,10 +214,10 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     expect(await subscribers(control)).toBe(1);
     expect(router.channels).toBe(0);
     await publisher.publish(control, 'hello');
-    await waitFor(() => heard.length === 1, 3000, 'the control message');
+    await waitFor(() => heard.length === 1, 1000, 'the control message');
     expect(heard).toEqual(['hello']);
     router.unlisten(control);
-    await eventually(async () => (await subscribers(control)) === 0, 3000, 'the unlisten');
+    await eventually(async () => (await subscribers(control)) === 0, 1000, 'the unlisten');
     await publisher.publish(control, 'later');
     router.unlisten(control); // not listening: nothing to undo
     await publisher.publish(control, 'later again');
@@ -243,12 +243,12 @@ describe('SeatRouter (real Redis pub/sub)', () => {
       throw new Error('listener broke');
     });
     await publisher.publish(control, 'x');
-    await waitFor(() => lines.some((l) => l.msg === 'view delivery failed'), 3000, 'the error line');
+    await waitFor(() => lines.some((l) => l.msg === 'view delivery failed'), 1000, 'the error line');
     const line = lines.find((l) => l.msg === 'view delivery failed')!;
     expect(line).toMatchObject({ level: 50, channel: control });
     expect(line['err']).toMatchObject({ message: 'listener broke' });
     await publisher.publish(a.conn.binding!.channel, seatEvent('T13', 0, 'pl', 1).text);
-    await waitFor(() => a.socket.sent.length === 1, 3000, 'a view after the failure');
+    await waitFor(() => a.socket.sent.length === 1, 1000, 'a view after the failure');
   });
 
   it("logs its subscriber's Redis errors as warnings", () => {
@@ -266,7 +266,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     await router.listen(`${names.prefix}:control`, () => undefined);
     await router.close();
     expect(router.channels).toBe(0);
-    await waitFor(() => subscriber.status === 'end', 3000, 'the subscriber ended');
+    await waitFor(() => subscriber.status === 'end', 1000, 'the subscriber ended');
     await router.close(); // a second close does not throw
   });
 
@@ -278,7 +278,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     const control = `${names.prefix}:control`;
     await router.listen(control, () => undefined);
     subscriber.disconnect();
-    await waitFor(() => subscriber.status === 'end', 3000, 'the disconnect');
+    await waitFor(() => subscriber.status === 'end', 1000, 'the disconnect');
     router.remove(a.conn, channel);
     router.unlisten(control);
     await waitFor(
