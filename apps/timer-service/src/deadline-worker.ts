@@ -20,6 +20,7 @@ import {
 } from '@dominoes/platform';
 import type { TimerConfig } from './config';
 import type { TimerMetrics } from './metrics';
+import { oldestDueAt, StuckWorkerWatchdog } from './stuck-worker-watchdog';
 
 const DEPTH_STATES = ['wait', 'delayed', 'active', 'prioritized', 'failed'] as const;
 
@@ -47,9 +48,14 @@ export function deadlineEnvelope(
  * stream (the table-service decides whether it is still current); nothing else happens here.
  */
 export class DeadlineWorker {
+  /** Each shard group's worker and its connection, by group. */
   private workers: Worker<DeadlineJob>[] = [];
   private connections: RedisClient[] = [];
+  /** When each group's worker last took a job (or was started). */
+  private lastTakenAt: number[] = [];
   private depthTimer: NodeJS.Timeout | null = null;
+  private watchdog: StuckWorkerWatchdog | null = null;
+  private closing = false;
 
   constructor(
     private readonly config: TimerConfig,
@@ -92,8 +98,22 @@ export class DeadlineWorker {
   }
 
   start(): void {
+    this.closing = false;
     const names = redisNames(this.config.redisPrefix, this.config.tableShards);
     this.queues.all.forEach((_, group) => this.startWorker(group, names.bullPrefix(group)));
+    this.watchdog = new StuckWorkerWatchdog(
+      {
+        groups: this.queues.all.length,
+        lastTakenAt: (group) => this.lastTakenAt[group] ?? 0,
+        oldestDueAt: (group) => oldestDueAt(this.queues.all[group]!, this.clock.now()),
+        restart: (group) => this.restartWorker(group),
+      },
+      this.clock,
+      this.logger,
+      this.config.workerStuckMs,
+      (group) => this.metrics.workerRestarts.inc({ group: String(group) }),
+    );
+    this.watchdog.start();
     void this.refreshDepth();
     this.depthTimer = setInterval(() => void this.refreshDepth(), this.config.queueDepthIntervalMs);
     this.depthTimer.unref();
@@ -102,7 +122,11 @@ export class DeadlineWorker {
   private startWorker(group: number, prefix: string): void {
     // Waits out a Redis restart: BullMQ's blocking reads resume on the new connection by themselves.
     const connection = createRedis(this.config, `timer-worker:${group}`, {}, this.logger);
-    const worker = new Worker<DeadlineJob>(DEADLINE_QUEUE, (job) => this.process(job), {
+    const take = (job: Job<DeadlineJob>) => {
+      this.lastTakenAt[group] = this.clock.now();
+      return this.process(job);
+    };
+    const worker = new Worker<DeadlineJob>(DEADLINE_QUEUE, take, {
       connection,
       prefix,
       concurrency: this.config.concurrency,
@@ -113,8 +137,9 @@ export class DeadlineWorker {
       stalledInterval: 1_000,
       autorun: false,
     });
-    this.connections.push(connection);
-    this.workers.push(worker);
+    this.connections[group] = connection;
+    this.workers[group] = worker;
+    this.lastTakenAt[group] = this.clock.now();
     worker.on('failed', (job, error) =>
       this.logger.warn(
         {
@@ -148,6 +173,27 @@ export class DeadlineWorker {
       .catch((error: unknown) => this.logger.error({ group, err: error }, 'deadline worker stopped'));
   }
 
+  /**
+   * A group's worker again, on a connection of its own (StuckWorkerWatchdog). A wedged worker's close
+   * may never end: it is given 2 s, then its connection is dropped.
+   */
+  private async restartWorker(group: number): Promise<void> {
+    const worker = this.workers[group];
+    const connection = this.connections[group];
+    const cut = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+    if (worker) await Promise.race([worker.close(true).catch(() => undefined), cut(2000)]);
+    if (worker) await Promise.race([worker.disconnect().catch(() => undefined), cut(1000)]);
+    connection?.disconnect();
+    if (this.closing) return;
+    const names = redisNames(this.config.redisPrefix, this.config.tableShards);
+    this.startWorker(group, names.bullPrefix(group));
+  }
+
+  /** The BullMQ worker of a shard group. For tests. */
+  workerOf(group: number): Worker<DeadlineJob> | undefined {
+    return this.workers[group];
+  }
+
   /** Every group's worker runs. */
   get running(): boolean {
     return this.workers.length > 0 && this.workers.every((worker) => worker.isRunning());
@@ -171,6 +217,9 @@ export class DeadlineWorker {
   async close(): Promise<void> {
     if (this.depthTimer) clearInterval(this.depthTimer);
     this.depthTimer = null;
+    this.closing = true;
+    this.watchdog?.stop();
+    this.watchdog = null;
     await Promise.all(this.workers.map((worker) => worker.close()));
     await Promise.all(this.connections.map((connection) => connection.quit().catch(() => undefined)));
     await this.queues.close();

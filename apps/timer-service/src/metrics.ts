@@ -14,6 +14,11 @@ export class TimerMetrics extends ServiceMetrics {
     'dominoes_deadline_jobs_invalid_total',
     'Deadline jobs whose data failed DeadlineJobSchema (completed without dispatch)',
   );
+  readonly workerRestarts = this.counter(
+    'dominoes_deadline_worker_restarts_total',
+    'Deadline workers started again because they took no job while one was due (StuckWorkerWatchdog)',
+    ['group'],
+  );
   readonly queueDepth = this.gauge('dominoes_queue_depth', 'Jobs in a BullMQ queue by state', [
     'queue',
     'state',

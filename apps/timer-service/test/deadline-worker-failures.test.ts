@@ -1,58 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { recordingLogger } from '../../../libs/platform/src/test-logger';
-import {
-  createDeadlineQueues,
-  createRedis,
-  systemClock,
-  upsertDeadline,
-  ShardedStreamsClient,
-  type DeadlineQueues,
-  type Redis,
-} from '@dominoes/platform';
-import { deadlineGroupOf, DEADLINE_QUEUE, shardOf } from '@dominoes/protocol';
-import { readTimerConfig, type TimerConfig } from '../src/config';
-import { DeadlineWorker } from '../src/deadline-worker';
-import { TimerMetrics } from '../src/metrics';
+import { createRedis, upsertDeadline, type ShardedStreamsClient, type Redis } from '@dominoes/platform';
+import { DEADLINE_QUEUE } from '@dominoes/protocol';
+import { tableOfEachGroup, workerOn } from './support';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SHARDS = 4;
-const GROUPS = 2;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The timer-service's worker as its module wires it, on `redisUrl`, with a key prefix of its own. */
-function workerOn(redisUrl: string, client?: ShardedStreamsClient) {
-  const config: TimerConfig = readTimerConfig({
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: `test_worker_${randomBytes(4).toString('hex')}`,
-    TABLE_SHARDS: String(SHARDS),
-    DEADLINE_GROUPS: String(GROUPS),
-    QUEUE_DEPTH_INTERVAL_MS: '100',
-  });
-  const streams =
-    client ??
-    new ShardedStreamsClient({
-      redisUrl: config.redisUrl,
-      prefix: config.redisPrefix,
-      shards: config.tableShards,
-      replyChannel: null,
-      connectionName: 'worker-test',
-    });
-  const queues: DeadlineQueues = createDeadlineQueues(config);
-  const metrics = new TimerMetrics(false);
-  const { logger, lines } = recordingLogger();
-  const worker = new DeadlineWorker(config, streams, queues, systemClock, metrics, logger);
-  return { config, streams, queues, metrics, worker, lines };
-}
-
-/** A table id of each deadline group, in group order. */
-function tableOfEachGroup(): string[] {
-  const ids: string[] = [];
-  for (let n = 0; ids.filter(Boolean).length < GROUPS; n++) {
-    const id = `W${String(n).padStart(5, '0')}`;
-    ids[deadlineGroupOf(shardOf(id, SHARDS), GROUPS)] ??= id;
-  }
-  return ids;
-}
 
 describe('deadline worker: failures, on real Redis (BullMQ)', () => {
   let redis: Redis;

@@ -1,5 +1,16 @@
-import { createLogger } from '@dominoes/platform';
-import { readTimerConfig } from '../src/config';
+import { randomBytes } from 'node:crypto';
+import { recordingLogger } from '../../../libs/platform/src/test-logger';
+import {
+  createDeadlineQueues,
+  createLogger,
+  ShardedStreamsClient,
+  systemClock,
+  type DeadlineQueues,
+} from '@dominoes/platform';
+import { deadlineGroupOf, shardOf } from '@dominoes/protocol';
+import { readTimerConfig, type TimerConfig } from '../src/config';
+import { DeadlineWorker } from '../src/deadline-worker';
+import { TimerMetrics } from '../src/metrics';
 import { startTimerService, type TimerApp } from '../src/timer-app';
 
 /** A timer-service on a free port, quiet unless TEST_LOG_LEVEL is set, for the suites here. */
@@ -20,4 +31,46 @@ export function startTestTimer(
     logger: createLogger(label, process.env.TEST_LOG_LEVEL ?? 'silent'),
     defaultMetrics: false,
   });
+}
+
+const WORKER_SHARDS = 4;
+const WORKER_GROUPS = 2;
+
+/**
+ * The timer-service's worker as its module wires it, on `redisUrl`, with a key prefix of its own
+ * (4 shards, 2 deadline groups); `env` adds to or overrides its configuration.
+ */
+export function workerOn(redisUrl: string, client?: ShardedStreamsClient, env: Record<string, string> = {}) {
+  const config: TimerConfig = readTimerConfig({
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: `test_worker_${randomBytes(4).toString('hex')}`,
+    TABLE_SHARDS: String(WORKER_SHARDS),
+    DEADLINE_GROUPS: String(WORKER_GROUPS),
+    QUEUE_DEPTH_INTERVAL_MS: '100',
+    ...env,
+  });
+  const streams =
+    client ??
+    new ShardedStreamsClient({
+      redisUrl: config.redisUrl,
+      prefix: config.redisPrefix,
+      shards: config.tableShards,
+      replyChannel: null,
+      connectionName: 'worker-test',
+    });
+  const queues: DeadlineQueues = createDeadlineQueues(config);
+  const metrics = new TimerMetrics(false);
+  const { logger, lines } = recordingLogger();
+  const worker = new DeadlineWorker(config, streams, queues, systemClock, metrics, logger);
+  return { config, streams, queues, metrics, worker, lines };
+}
+
+/** A table id of each deadline group of `workerOn`'s worker, in group order. */
+export function tableOfEachGroup(): string[] {
+  const ids: string[] = [];
+  for (let n = 0; ids.filter(Boolean).length < WORKER_GROUPS; n++) {
+    const id = `W${String(n).padStart(5, '0')}`;
+    ids[deadlineGroupOf(shardOf(id, WORKER_SHARDS), WORKER_GROUPS)] ??= id;
+  }
+  return ids;
 }
