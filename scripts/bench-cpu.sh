@@ -5,11 +5,19 @@
 # report plus the tree's commit and the load average) and prints one summary line.
 #
 #   scripts/bench-cpu.sh LABEL [PROJECT_DIR] [scenario]   scenario: peak (default), human1000,
-#                                                         human2000, idle1000 (TURN_MS=2000)
+#                                                         human2000, idle1000 (TURN_MS=2000,
+#                                                         BREAK_MS=100: 500 turn deadlines due per
+#                                                         second; with the rules' 30 s break between
+#                                                         rounds only ~320 are), idle1000-break30
+#                                                         (the same with the 30 s break, as before)
 #   PROFILE_DIR=/tmp/prof scripts/bench-cpu.sh ...        also writes one .cpuprofile per service
 #   LOADTEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p": node flags of the load-test tool alone
 #   BENCH_OUT=DIR: where the JSON goes (default bench-results/ of this tree). The load-test tool is
 #   this tree's (apps/loadtest/dist) unless LOADTEST_DIR names another built tree (to A/B the tool).
+#   BENCH_COMMIT=abc1234: the commit to record for a PROJECT_DIR that is not a git checkout (an
+#   exported tree: `git archive`).
+# In idle scenarios the JSON also has `timer`: the timer-service's own deadline counters read just
+# before it stops (firings, and the lateness at dispatch: BullMQ's part of the lateness).
 # Ports 9780-9782, Postgres database dominoes_bench, a fresh Redis prefix.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +29,8 @@ case $scenario in
   peak) tables=200 think=0 duration=40s extra=() ;;
   human1000) tables=1000 think=1-3s duration=60s extra=() ;;
   human2000) tables=2000 think=1-3s duration=60s extra=() ;;
-  idle1000) tables=1000 think=0 duration=60s extra=(--mode idle) ; export TURN_MS=2000 ;;
+  idle1000) tables=1000 think=0 duration=60s extra=(--mode idle) ; export TURN_MS=2000 BREAK_MS=100 ;;
+  idle1000-break30) tables=1000 think=0 duration=60s extra=(--mode idle) ; export TURN_MS=2000 ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 work=$(mktemp -d /tmp/bench-cpu.XXXXXX)
@@ -45,6 +54,7 @@ load_before=$(cut -d' ' -f1 /proc/loadavg)
   --metrics gateway=http://127.0.0.1:9784/metrics,table-service=http://127.0.0.1:9781/metrics,timer-service=http://127.0.0.1:9782/metrics \
   2>>"$log" | tail -1 >"$work/result.json")
 load_after=$(cut -d' ' -f1 /proc/loadavg)
+curl -sf http://127.0.0.1:9782/metrics >"$work/timer.metrics" 2>/dev/null
 g=$(cat "$work/pgid"); kill -TERM -- -"$g" 2>/dev/null
 for _ in $(seq 30); do kill -0 -- -"$g" 2>/dev/null || break; sleep 1; done
 kill -KILL -- -"$g" 2>/dev/null
@@ -52,11 +62,11 @@ redis-cli --scan --pattern "$pre*" | xargs -r -n 500 redis-cli del >/dev/null
 outdir=${BENCH_OUT:-$here/bench-results}
 mkdir -p "$outdir"
 out=$outdir/cpu-$label-$(date -u +%Y%m%dT%H%M%S).json
-commit=$(git -C "$proj" rev-parse --short HEAD)
-dirty=$(git -C "$proj" status --porcelain --untracked-files=no | wc -l)
-python3 - "$work/result.json" "$out" "$label" "$scenario" "$commit" "$dirty" "$load_before" "$load_after" "$work/report/report.json" <<'PY'
-import json, sys
-src, out, label, scenario, commit, dirty, lb, la, full = sys.argv[1:]
+commit=${BENCH_COMMIT:-$(git -C "$proj" rev-parse --short HEAD)}
+dirty=$( [ -n "${BENCH_COMMIT:-}" ] && echo 0 || git -C "$proj" status --porcelain --untracked-files=no | wc -l)
+python3 - "$work/result.json" "$out" "$label" "$scenario" "$commit" "$dirty" "$load_before" "$load_after" "$work/report/report.json" "$work/timer.metrics" <<'PY'
+import json, re, sys
+src, out, label, scenario, commit, dirty, lb, la, full, timer_metrics = sys.argv[1:]
 try: r = json.load(open(src))
 except Exception: print(f"{label}: the load test printed no result"); sys.exit(1)
 try: whole = json.load(open(full))
@@ -68,13 +78,41 @@ others = [g["group"] for g in groups if g["group"] != "postgres" and (g["process
 c = r.get("cpuMsPerAction") or {}
 server = sum(v for k, v in c.items() if k != "loadtest")
 a = r.get("actionToAllViewsMs") or {}
+def timer_counters(path):
+    # The whole run's firings and two lateness histograms of the timer's /metrics (cumulative
+    # buckets, le in seconds): at dispatch (all of BullMQ's part), and how late BullMQ was told to
+    # make the job due (a job stored while the table's previous one was active).
+    try: text = open(path).read()
+    except OSError: return None
+    def value(name):
+        m = re.search(r"^" + name + r"(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M)
+        return float(m.group(1)) if m else None
+    def histogram(name):
+        buckets = {m.group(1): float(m.group(2)) for m in
+                   re.finditer(r"^" + name + r'_bucket\{[^}]*le="([^"]+)"[^}]*\} ([0-9.e+]+)$', text, re.M)}
+        total = buckets.get("+Inf") or 0
+        def upper_bound_ms(q):
+            for le, n in buckets.items():
+                if total and n >= q * total: return None if le == "+Inf" else float(le) * 1000
+        return {"bucketsS": buckets, "msUpperBound": {"p50": upper_bound_ms(0.5), "p99": upper_bound_ms(0.99)}}
+    return {"fired": value("dominoes_deadlines_fired_total"),
+            "latenessAtDispatch": histogram("dominoes_deadline_lateness_seconds"),
+            "enqueuedLate": histogram("dominoes_deadline_enqueued_late_seconds")}
 doc = {"label": label, "scenario": scenario, "commit": commit, "dirtyFiles": int(dirty),
        "loadAverage": [float(lb), float(la)], "serverCpuMsPerAction": round(server, 3),
        "otherProcessesCounted": others, "startedAt": whole.get("startedAt"), "cost": whole.get("cost"),
-       "services": whole.get("services"), "report": r}
+       "services": whole.get("services"), "deadlineMovesPerSecond": (whole.get("totals") or {}).get("deadlineMovesPerSecond"),
+       "timer": timer_counters(timer_metrics) if scenario.startswith("idle") else None, "report": r}
 json.dump(doc, open(out, "w"), indent=1)
 parts = " ".join(f"{k}={v:.2f}" for k, v in c.items())
-print(f"{label} {scenario} {commit}{'+' if int(dirty) else ''}: {r.get('actionsPerSecond')} actions/s, "
-      f"all views p50 {a.get('p50')} p99 {a.get('p99')} ms, server CPU {server:.2f} ms/action [{parts}] "
+if scenario.startswith("idle"):
+    late = r.get("deadlineLatenessMs") or {}
+    timer = doc["timer"] or {}
+    at_dispatch = (timer.get("latenessAtDispatch") or {}).get("msUpperBound")
+    enqueued = (timer.get("enqueuedLate") or {}).get("msUpperBound")
+    rate = f"{doc['deadlineMovesPerSecond']} deadline moves/s, lateness p50 {late.get('p50')} p99 {late.get('p99')} max {late.get('max')} ms (timer, whole run, bucket bounds: at dispatch {at_dispatch}, enqueued late {enqueued}), "
+else:
+    rate = f"{r.get('actionsPerSecond')} actions/s, all views p50 {a.get('p50')} p99 {a.get('p99')} ms, "
+print(f"{label} {scenario} {commit}{'+' if int(dirty) else ''}: {rate}server CPU {server:.2f} ms/action [{parts}] "
       f"errors {r.get('errors')} load {lb}->{la}{' OTHER PROCESSES COUNTED: ' + ','.join(others) if others else ''} -> {out}")
 PY
