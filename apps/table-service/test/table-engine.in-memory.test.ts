@@ -11,6 +11,8 @@ import { InMemoryTableStore } from './support/in-memory-table-store';
  * The engine's ordering, fencing and retry, on its ports (table-ports.ts) with in-memory stores, as
  * boardgame.io tests its Master. The same paths on real Postgres and Redis: table-engine.test.ts.
  */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('table engine on in-memory ports', () => {
   const world = () => {
     const store = new InMemoryTableStore();
@@ -200,6 +202,51 @@ describe('table engine on in-memory ports', () => {
     await e.reload('LOST1');
     expect(await e.handle(intent)).toMatchObject({ ok: true, intentId: intent.intentId, seat: 1 });
     expect(store.stored.filter((c) => c.intentId === intent.intentId)).toHaveLength(1);
+  });
+
+  it('a stored change whose views cannot be published (Redis away) is answered as applied, not refused, and its views go out once Redis answers', async () => {
+    const { store, publisher, first: e, send } = await opened('VIEW1', 'v');
+    const publish = publisher.publish.bind(publisher);
+    let failures = 2;
+    publisher.publish = async (events) => {
+      if (failures-- > 0) throw new Error('Connection is closed.');
+      await publish(events);
+    };
+    const before = publisher.batches.length;
+    const intent = send(1, join);
+    expect(await e.handle(intent)).toMatchObject({ ok: true, intentId: intent.intentId, seat: 1 });
+    expect(store.stored.filter((c) => c.intentId === intent.intentId)).toHaveLength(1);
+    expect(e.tablesToReload()).toEqual([]);
+    // Tried again after 250 ms, then 500 ms: the third try goes out, once.
+    for (let i = 0; i < 60 && publisher.batches.length === before; i++) await sleep(50);
+    const stored = (await store.load('VIEW1'))!.version;
+    expect(publisher.batches.slice(before).map((b) => b.map((v) => [v.seat, v.version]))).toEqual([
+      [
+        [0, stored],
+        [1, stored],
+      ],
+    ]);
+    await sleep(1200);
+    expect(publisher.batches).toHaveLength(before + 1);
+  });
+
+  it('views of a stored change are not tried again once a newer change is stored (it publishes its own)', async () => {
+    const { publisher, first: e, send } = await opened('VIEW2', 'w');
+    const publish = publisher.publish.bind(publisher);
+    let failing = true;
+    publisher.publish = async (events) => {
+      if (failing) {
+        failing = false;
+        throw new Error('Connection is closed.');
+      }
+      await publish(events);
+    };
+    const before = publisher.batches.length;
+    expect(await e.handle(send(1, join))).toMatchObject({ ok: true, seat: 1 });
+    expect(await e.handle(send(2, join))).toMatchObject({ ok: true, seat: 2 });
+    await sleep(700);
+    const versions = publisher.batches.slice(before).map((b) => b[0]!.version);
+    expect(versions).toEqual([e.cachedTable('VIEW2')!.version]);
   });
 
   it('at most once: a repeated intent id is answered as applied, and neither stored nor published again', async () => {

@@ -238,9 +238,11 @@ export class TableEngine {
       throw new WriteOutcomeUnknownError(tableId, error);
     }
     this.remember(stored);
-    await this.publish(stored, occupiedSeats(stored), cause, traceparent);
+    // From here on the change is stored: nothing below may turn into an error reply (a player told
+    // "not applied" of a move that was: the chaos test's refusedButStored).
+    await this.publishStored(stored, cause, traceparent);
     await this.publishLobby(table, stored);
-    await this.deps.spectators?.published(stored, traceparent);
+    await this.publishToSpectators(stored, traceparent);
     this.scheduleDeadline(table.deadline, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
   }
@@ -297,6 +299,48 @@ export class TableEngine {
     );
   }
 
+  /**
+   * The seats' views of a stored change. A publish that fails (Redis away or restarting) is tried
+   * again with backoff, off the reply's path, for as long as this version is still the table's newest
+   * here (a newer change publishes its own views); a gateway drops a version it has sent already, so
+   * a view that did go out the first time is not shown twice.
+   */
+  private async publishStored(
+    table: TableState,
+    cause: SeatEvent['cause'],
+    traceparent: string | undefined,
+    attempt = 0,
+  ): Promise<void> {
+    try {
+      await this.publish(table, occupiedSeats(table), cause, traceparent);
+    } catch (error) {
+      const fields = { tableId: table.id, version: table.version, attempt, err: error };
+      if (attempt >= VIEW_REPUBLISH_ATTEMPTS) {
+        this.deps.logger.error(fields, 'views of a stored change not published; the next change shows it');
+        return;
+      }
+      this.deps.logger.warn(fields, 'views of a stored change not published; trying again');
+      const retry = setTimeout(
+        () => {
+          const current = this.cache.get(table.id);
+          if (current?.version === table.version)
+            void this.publishStored(current, cause, traceparent, attempt + 1);
+        },
+        VIEW_REPUBLISH_FIRST_MS * 2 ** attempt,
+      );
+      retry.unref();
+    }
+  }
+
+  /** The spectators' view of a stored change; one that fails is shown at the table's next change. */
+  private async publishToSpectators(table: TableState, traceparent?: string): Promise<void> {
+    try {
+      await this.deps.spectators?.published(table, traceparent);
+    } catch (error) {
+      this.deps.logger.warn({ tableId: table.id, err: error }, "could not publish the spectators' view");
+    }
+  }
+
   /** After the store: the lobby's update, when a public table's seats or status changed (never per move). */
   private async publishLobby(before: TableState | null, after: TableState): Promise<void> {
     const update = this.deps.lobby ? lobbyUpdateOf(before, after) : null;
@@ -343,6 +387,10 @@ export class TableEngine {
     while (this.deadlineTails.size > 0) await Promise.all([...this.deadlineTails.values()]);
   }
 }
+
+/** A stored change's views that could not be published are tried again this often (250 ms … 8 s, ~16 s in all). */
+const VIEW_REPUBLISH_ATTEMPTS = 6;
+const VIEW_REPUBLISH_FIRST_MS = 250;
 
 /** A finished table that nobody is at and nothing will move (remember). */
 const isLeftFinished = (table: TableState): boolean =>
