@@ -31,7 +31,8 @@ case "${1:-}" in
     suites=($T/test/table-store.test.ts $T/test/stale-connections.test.ts) ;;
   leases) # Shard leases on real Redis.
     files=($T/src/shards/shard-leases.ts $T/src/shards/owned-shards.ts)
-    suites=($T/test/shard-leases.test.ts $T/test/shard-leases-redis.test.ts $T/test/shard-leases-lifecycle.test.ts) ;;
+    suites=($T/test/shard-leases.test.ts $T/test/shard-leases-redis.test.ts $T/test/shard-leases-lifecycle.test.ts
+      $T/test/owned-shards.unit.test.ts) ;;
   edge) # The gateway's tokens, limits and body parser: unit suites (rate-limiter on real Redis).
     files=($G/src/auth/tokens.ts $G/src/edge/rate-limiter.ts $G/src/http/json-body.ts $G/src/ws/token-bucket.ts
       $G/src/edge/trusted-proxies.ts $G/src/edge/client-address.ts $G/src/edge/origin-policy.ts)
@@ -56,11 +57,46 @@ case "${1:-}" in
   limits) # The gateway's rate limiter on real Redis.
     files=($G/src/edge/rate-limiter.ts)
     suites=($G/test/rate-limiter.test.ts) ;;
+  sockets) # The gateway's socket (on a fake ws socket) and its seat router (real Redis pub/sub): unit
+    # suites, no gateway started.
+    files=($G/src/ws/seat-router.ts $G/src/ws/connection.ts)
+    suites=($G/test/seat-router.unit.test.ts $G/test/connection.unit.test.ts) ;;
+  chat) # The gateway's chat relay and its per-player rate on real Redis (fake sockets as readers).
+    files=($G/src/chat/chat-relay.ts $G/src/chat/chat-rate.ts)
+    suites=($G/test/chat-relay.unit.test.ts $G/test/chat-rate.unit.test.ts) ;;
+  config) # The gateway's configuration read from an environment (pure).
+    files=($G/src/config.ts)
+    suites=($G/test/gateway-config.unit.test.ts) ;;
+  assets) # The built client's /assets/* from a directory of files (no server started).
+    files=($G/src/http/web-assets.ts)
+    suites=($G/test/web-assets.unit.test.ts) ;;
+  lobbyhub) # The gateway's lobby sockets: the hub on a real seat router (Redis pub/sub).
+    files=($G/src/lobby/lobby-hub.ts)
+    suites=($G/test/lobby-hub.unit.test.ts) ;;
+  intents) # The gateway's intent service on the real sharded-streams client (Redis).
+    files=($G/src/intents/intent.service.ts)
+    suites=($G/test/intent-service.unit.test.ts) ;;
+  watchdog) # The timer-service's stuck-worker watchdog: its choice and timer (pure), oldestDueAt and a
+    # wedged worker started again on real Redis (BullMQ).
+    files=($M/src/stuck-worker-watchdog.ts)
+    suites=($M/test/stuck-worker-watchdog.test.ts $M/test/stuck-worker-watchdog.unit.test.ts) ;;
+  archiver) # Retention's archiver on two real Postgres databases (one of them missing for the failures).
+    files=($T/src/retention/archiver.ts)
+    suites=($T/test/archiver.unit.test.ts) ;;
+  configs) # The table-service's and the timer-service's configuration read from an environment (pure).
+    files=($T/src/config.ts $M/src/config.ts)
+    suites=($T/test/table-service-config.unit.test.ts $M/test/timer-config.unit.test.ts) ;;
+  ports) # The engine's ports: the store's errors (pure), the seat publisher on real Redis, the deals' CSPRNG.
+    files=($T/src/table/table-ports.ts $T/src/table/seat-publisher.ts $T/src/table/deal-source.ts)
+    suites=($T/test/table-ports.unit.test.ts $T/test/seat-publisher.unit.test.ts $T/test/deal-source.unit.test.ts) ;;
+  events) # A table event's seat, match and round (pure; also read in views-of-a-table).
+    files=($T/src/table/table-events.ts)
+    suites=($T/test/table-events.unit.test.ts $T/test/views-of-a-table.test.ts) ;;
   list)
-    echo "groups: table stores leases edge timer lobby spectators stale limits"
+    echo "groups: table stores leases edge timer lobby spectators stale limits sockets chat config assets lobbyhub intents"
     exit 0 ;;
   *)
-    echo "usage: $0 <table|stores|leases|edge|timer|lobby|spectators|stale|limits|list> [stryker options...]" >&2
+    echo "usage: $0 <table|stores|leases|edge|timer|lobby|spectators|stale|limits|sockets|chat|config|assets|lobbyhub|intents|list> [stryker options...]" >&2
     exit 2 ;;
 esac
 shift

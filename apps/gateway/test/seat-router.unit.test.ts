@@ -97,6 +97,15 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     expect(router.channels).toBe(1);
   });
 
+  it("every socket of the seat's player gets the view, the first bound as the last", async () => {
+    const { router, publisher } = routerRig();
+    const sockets = ['s1', 's2', 's3'].map((id) => seated(router, 'T14', 3, 'pm', id));
+    const channel = sockets[0]!.conn.binding!.channel;
+    for (const s of sockets) await router.add(s.conn, channel);
+    await publisher.publish(channel, seatEvent('T14', 3, 'pm', 1).text);
+    await waitFor(() => sockets.every((s) => s.socket.sent.length === 1), 1000, 'the view on every socket');
+  });
+
   it('removing a socket from a channel it was never bound to changes nothing', async () => {
     const { router, subscribers } = routerRig();
     const a = seated(router, 'T3', 0, 'pc');
@@ -172,7 +181,7 @@ describe('SeatRouter (real Redis pub/sub)', () => {
   });
 
   it("observes action-to-view latency for an event with a cause (from the intent's sentAt, never negative), and none without", async () => {
-    const { router, publisher, clock, metrics } = routerRig();
+    const { router, publisher, clock, metrics, lines } = routerRig();
     const a = seated(router, 'T8', 0, 'pg');
     const channel = a.conn.binding!.channel;
     await router.add(a.conn, channel);
@@ -192,6 +201,8 @@ describe('SeatRouter (real Redis pub/sub)', () => {
     const sum = histogram.find((v) => v.metricName?.endsWith('_sum'))!.value;
     expect(count).toBe(2);
     expect(sum).toBeCloseTo(0.25, 6);
+    // The event without a cause went out without a failure either.
+    expect(lines).toEqual([]);
   });
 
   it('an event with a trace context is sent as any other (inside its span)', async () => {
