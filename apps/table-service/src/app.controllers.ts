@@ -1,10 +1,12 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { INTENT_PATTERN, type IntentEnvelope, type IntentReply } from '@dominoes/protocol';
+import { IntentErrorsAsThrown } from './intent-errors.filter';
 import { TableSpectators } from './spectators/table-spectators';
 import { TableEngine } from './table/table-engine';
 
 @Controller()
+@UseFilters(IntentErrorsAsThrown)
 export class IntentsController {
   constructor(
     @Inject(TableEngine) private readonly engine: TableEngine,
