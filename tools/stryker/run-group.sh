@@ -32,7 +32,7 @@ case "${1:-}" in
   leases) # Shard leases on real Redis.
     files=($T/src/shards/shard-leases.ts $T/src/shards/owned-shards.ts)
     suites=($T/test/shard-leases.test.ts $T/test/shard-leases-redis.test.ts $T/test/shard-leases-lifecycle.test.ts
-      $T/test/owned-shards.unit.test.ts) ;;
+      $T/test/shard-leases-edges.unit.test.ts $T/test/owned-shards.unit.test.ts) ;;
   edge) # The gateway's tokens, limits and body parser: unit suites (rate-limiter on real Redis).
     files=($G/src/auth/tokens.ts $G/src/edge/rate-limiter.ts $G/src/http/json-body.ts $G/src/ws/token-bucket.ts
       $G/src/edge/trusted-proxies.ts $G/src/edge/client-address.ts $G/src/edge/origin-policy.ts)
