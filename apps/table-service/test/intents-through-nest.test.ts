@@ -6,7 +6,7 @@ import { INTENT_FIELD, redisNames, type IntentEnvelope, type IntentReply } from 
 import { IntentsController } from '../src/app.controllers';
 import { TableSpectators } from '../src/spectators/table-spectators';
 import { TableEngine } from '../src/table/table-engine';
-import { WriteOutcomeUnknownError } from '../src/table/table-ports';
+import { StoreUnavailableError, WriteOutcomeUnknownError } from '../src/table/table-ports';
 import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
 
 /*
@@ -118,6 +118,19 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
     expect(got.slice(before)).toEqual([]);
     expect(await pending()).toBe(1);
     failures.delete(e.intentId);
+  });
+
+  it('a read that failed before anything was written (StoreUnavailableError) is answered UNAVAILABLE, try again', async () => {
+    const e = envelope();
+    failures.set(e.intentId, new StoreUnavailableError(e.tableId, new Error("Can't reach database server")));
+    await send(e);
+    await until('the reply', () => got.some((r) => r.intentId === e.intentId));
+    expect(got.find((r) => r.intentId === e.intentId)).toEqual({
+      ok: false,
+      intentId: e.intentId,
+      code: 'UNAVAILABLE',
+      message: 'The table cannot be read right now; nothing was changed. Try again.',
+    });
   });
 
   it('any other error is answered INTERNAL "could not apply" and acknowledged', async () => {

@@ -1,7 +1,7 @@
 import { createLogger, systemClock } from '@dominoes/platform';
 import { RULE_DURATIONS } from '@dominoes/rules';
 import { TableEngine } from '../src/table/table-engine';
-import { WriteOutcomeUnknownError } from '../src/table/table-ports';
+import { StoreUnavailableError, WriteOutcomeUnknownError } from '../src/table/table-ports';
 import { RECENT_INTENTS_KEPT } from '../src/table/table-state';
 import { envelopes } from './support/engine-harness';
 import { InMemorySeatPublisher } from './support/in-memory-seat-publisher';
@@ -182,6 +182,21 @@ describe('table engine on in-memory ports', () => {
     expect([...e.cachedTables()].find((t) => t.id === 'FAIL1')?.version).toBe(
       (await store.load('FAIL1'))!.version,
     );
+    expect(await e.handle(send(1, join))).toMatchObject({ ok: true, seat: 1 });
+  });
+
+  it('a read that fails before anything is written (Postgres away when the table is loaded) is a StoreUnavailableError: nothing stored, the table loaded on the next intent', async () => {
+    const { store, engine, send } = await opened('READ1', 'r');
+    const e = engine(); // another replica: the table is not in its memory
+    const load = store.load.bind(store);
+    const readable = store as { load: InMemoryTableStore['load'] };
+    readable.load = () => Promise.reject(new Error("Can't reach database server at 127.0.0.1:5432"));
+    const stored = store.stored.length;
+    const failure = await e.handle(send(1, join)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect((failure as Error).message).toContain("Can't reach database server");
+    expect(store.stored).toHaveLength(stored);
+    readable.load = load;
     expect(await e.handle(send(1, join))).toMatchObject({ ok: true, seat: 1 });
   });
 

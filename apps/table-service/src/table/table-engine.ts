@@ -6,6 +6,7 @@ import {
   DuplicateIntentError,
   IntentExpiredError,
   StaleWriteError,
+  StoreUnavailableError,
   TooManyTablesError,
   WriteOutcomeUnknownError,
   type SeatPublisher,
@@ -89,8 +90,9 @@ export class TableEngine {
 
   handle(envelope: IntentEnvelope): Promise<IntentReply> {
     return this.serial(envelope.tableId, () => this.apply(envelope)).catch((error: unknown) => {
-      // The transport answers INTERNAL; count it with the other outcomes.
-      this.deps.metrics?.intent(intentName(envelope.intent), 'INTERNAL');
+      // The transport answers UNAVAILABLE or INTERNAL; count it with the other outcomes.
+      const code = error instanceof StoreUnavailableError ? 'UNAVAILABLE' : 'INTERNAL';
+      this.deps.metrics?.intent(intentName(envelope.intent), code);
       this.cache.delete(envelope.tableId);
       this.failed.add(envelope.tableId);
       throw error;
@@ -175,7 +177,7 @@ export class TableEngine {
       if (this.expired(envelope)) return reply(expiredReply(intentId));
       return reply(await this.create(envelope, traceparent));
     }
-    const table = await this.load(tableId);
+    const table = await this.read(tableId, () => this.load(tableId));
     if (!table)
       return reply({
         ok: false,
@@ -197,7 +199,8 @@ export class TableEngine {
       envelope.player?.id === table.hostPlayerId
     ) {
       // A new match opens a finished table again: it counts toward its host's open tables.
-      const open = await this.deps.store.openTablesOf(envelope.player.id);
+      const host = envelope.player.id;
+      const open = await this.read(tableId, () => this.deps.store.openTablesOf(host));
       if (open >= this.limits.maxOpenTablesPerHost) {
         const { message } = new TooManyTablesError(open, this.limits.maxOpenTablesPerHost);
         return reply({ ok: false, intentId, code: 'TOO_MANY_TABLES', message });
@@ -245,6 +248,15 @@ export class TableEngine {
     await this.publishToSpectators(stored, traceparent);
     this.scheduleDeadline(table.deadline, stored, traceparent);
     return reply({ ok: true, intentId, version: stored.version, seat: decision.seat });
+  }
+
+  /** A read before any write: its failure means nothing was written (StoreUnavailableError). */
+  private async read<T>(tableId: string, query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (error) {
+      throw new StoreUnavailableError(tableId, error);
+    }
   }
 
   private watchers(tableId: string): number {

@@ -74,6 +74,22 @@ export class WriteOutcomeUnknownError extends Error {
   }
 }
 
+/**
+ * A read the engine makes before it writes anything failed (Postgres away): nothing was written, so
+ * the intent can be refused as not applied, and tried again (UNAVAILABLE), not INTERNAL.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(
+    tableId: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `The store did not answer a read of table ${tableId}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** The host has as many open tables as MAX_OPEN_TABLES_PER_HOST allows: the new one is not stored. */
 export class TooManyTablesError extends Error {
   constructor(

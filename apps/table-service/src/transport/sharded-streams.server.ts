@@ -19,7 +19,7 @@ import {
   type RedisNames,
 } from '@dominoes/protocol';
 import { ShardLeases, type LeaseTiming } from '../shards/shard-leases';
-import { WriteOutcomeUnknownError } from '../table/table-ports';
+import { StoreUnavailableError, WriteOutcomeUnknownError } from '../table/table-ports';
 
 export interface ShardedStreamsOptions {
   readonly redis: RedisClient;
@@ -293,13 +293,27 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
         );
         return;
       }
-      logger.error({ err: error, intentId: envelope.intentId, tableId: envelope.tableId }, 'intent failed');
-      reply = {
-        ok: false,
-        intentId: envelope.intentId,
-        code: 'INTERNAL',
-        message: 'The table could not apply this.',
-      };
+      if (error instanceof StoreUnavailableError) {
+        // Nothing was written: "not applied, try again" is true.
+        logger.warn(
+          { err: error, intentId: envelope.intentId, tableId: envelope.tableId },
+          'intent refused: the store does not answer',
+        );
+        reply = {
+          ok: false,
+          intentId: envelope.intentId,
+          code: 'UNAVAILABLE',
+          message: 'The table cannot be read right now; nothing was changed. Try again.',
+        };
+      } else {
+        logger.error({ err: error, intentId: envelope.intentId, tableId: envelope.tableId }, 'intent failed');
+        reply = {
+          ok: false,
+          intentId: envelope.intentId,
+          code: 'INTERNAL',
+          message: 'The table could not apply this.',
+        };
+      }
     }
     // On a cluster the reply channel (the gateway's tag) and the stream (the shard's) are on
     // different slots, so no pipeline: the reply, and once it is out, the ack (a reply that could
