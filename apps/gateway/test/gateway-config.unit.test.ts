@@ -151,7 +151,7 @@ describe('readGatewayConfig: what one variable cannot say alone', () => {
   });
 
   it('without TOKEN_SECRET the gateway listens on loopback only: localhost, ::1 and 127.x.y.z, never another HOST', () => {
-    for (const host of ['localhost', '::1', '127.0.0.1', '127.10.200.3'])
+    for (const host of ['localhost', '::1', '127.0.0.1', '127.10.200.3', '127.0.0.254'])
       expect(read({ HOST: host }).host).toBe(host);
     for (const host of [
       '0.0.0.0',
