@@ -232,6 +232,8 @@ describe('pickEncoding: the best encoding the browser accepts', () => {
     expect(pickEncoding('br; q=0.0, gzip; q=0')).toBe('identity');
     expect(pickEncoding('br;q=x')).toBe('identity');
     expect(pickEncoding('br;level=1;q=0')).toBe('identity');
+    // The q parameter is found among the others, wherever it is.
+    expect(pickEncoding('gzip;level=1;q=1')).toBe('gzip');
   });
 
   it('is case-blind and reads spaces and empty parts away', () => {
