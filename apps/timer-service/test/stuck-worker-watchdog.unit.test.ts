@@ -1,9 +1,12 @@
+import { Worker } from 'bullmq';
 import { createRedis, upsertDeadline, type DeadlineQueue, type Redis } from '@dominoes/platform';
+import type { DeadlineJob } from '@dominoes/protocol';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
 import { oldestDueAt, StuckWorkerWatchdog, type GroupWorkerProbe } from '../src/stuck-worker-watchdog';
 import { tableOfEachGroup, workerOn } from './support';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The watchdog's own timer (how often it looks, never two looks at once, stopped for good, not
@@ -143,5 +146,45 @@ describe('oldestDueAt on real Redis (BullMQ): its edges', () => {
       expect(await oldestDueAt(queue, dueAt - 1)).toBeNull();
       expect(await oldestDueAt(queue, dueAt)).toBe(dueAt);
       expect(await oldestDueAt(queue, dueAt + 60_000)).toBe(dueAt);
+    }));
+  it('of a waiting job and a due delayed job, the one due first (the waiting one here)', () =>
+    onQueue(async (queue, tableId) => {
+      await upsertDeadline(
+        queue,
+        { tableId: `${tableId}d`, key: 'delayed', dueAt: Date.now() + 30_000 },
+        30_000,
+      );
+      await upsertDeadline(queue, { tableId, key: 'waiting', dueAt: Date.now() }, 0);
+      const [waiting] = await queue.getJobs(['wait']);
+      const [delayed] = await queue.getJobs(['delayed']);
+      expect(await oldestDueAt(queue, delayed!.timestamp + 30_000)).toBe(waiting!.timestamp);
+    }));
+
+  it('a job that failed for good is not due (the queue keeps the last 1,000 failed jobs), nor one being processed', () =>
+    onQueue(async (queue, tableId) => {
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const connection = createRedis(REDIS_URL, 'watchdog-unit-worker');
+      const worker = new Worker<DeadlineJob, void, string>(
+        queue.name,
+        async (job) => {
+          if (job.data.key === 'failed') throw new Error('dispatch failed');
+          await held;
+        },
+        { connection, prefix: queue.opts.prefix, concurrency: 2 },
+      );
+      try {
+        await queue.add('deadline', { tableId, key: 'failed', dueAt: Date.now() }, { attempts: 1 });
+        await queue.add('deadline', { tableId: `${tableId}a`, key: 'active', dueAt: Date.now() });
+        const counts = () => queue.getJobCounts('failed', 'active', 'wait', 'delayed');
+        for (let i = 0; i < 100 && (await counts()).failed < 1; i++) await sleep(20);
+        for (let i = 0; i < 100 && (await counts()).active < 1; i++) await sleep(20);
+        expect(await counts()).toEqual({ failed: 1, active: 1, wait: 0, delayed: 0 });
+        expect(await oldestDueAt(queue, Date.now() + 60_000)).toBeNull();
+      } finally {
+        release();
+        await worker.close();
+        await connection.quit();
+      }
     }));
 });
