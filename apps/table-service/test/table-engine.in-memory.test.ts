@@ -264,6 +264,27 @@ describe('table engine on in-memory ports', () => {
     expect(versions).toEqual([e.cachedTable('VIEW2')!.version]);
   });
 
+  it('a create whose answer is lost after its commit is not answered (WriteOutcomeUnknownError); read again, it is answered as the create it was, and another create of the same code is still refused', async () => {
+    const w = world();
+    const e = w.engine();
+    const send = envelopes('NEW1', 'c');
+    const intent = send(0, create);
+    const writable = w.store as { create: InMemoryTableStore['create'] };
+    const real = w.store.create;
+    writable.create = async (...args) => {
+      await real(...args);
+      throw new Error('Connection terminated unexpectedly');
+    };
+    const failure = await e.handle(intent).catch((error: unknown) => error);
+    writable.create = real;
+    expect(failure).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(await e.handle(intent)).toMatchObject({ ok: true, intentId: intent.intentId, seat: 0 });
+    // Redelivered to a restarted replica (an empty cache): the same answer.
+    expect(await w.engine().handle(intent)).toMatchObject({ ok: true, intentId: intent.intentId, seat: 0 });
+    expect(w.store.stored.filter((c) => c.intentId === intent.intentId)).toHaveLength(1);
+    expect(await e.handle(send(1, create))).toMatchObject({ ok: false, code: 'TABLE_CODE_TAKEN' });
+  });
+
   it('at most once: a repeated intent id is answered as applied, and neither stored nor published again', async () => {
     const { store, publisher, engine, first: e, send } = await opened('ONCE1', 'y');
     const first = send(1, join);

@@ -281,10 +281,19 @@ export class TableEngine {
     try {
       stored = await this.deps.store.create(opened.table, opened.events, intentId, this.limits);
     } catch (error) {
-      if (!(error instanceof TooManyTablesError)) throw error;
-      return { ok: false, intentId, code: 'TOO_MANY_TABLES', message: error.message };
+      if (error instanceof TooManyTablesError)
+        return { ok: false, intentId, code: 'TOO_MANY_TABLES', message: error.message };
+      // As for a change: the table may have been stored (Postgres killed after the commit).
+      throw new WriteOutcomeUnknownError(tableId, error);
     }
-    if (!stored) return { ok: false, intentId, code: 'TABLE_CODE_TAKEN', message: 'table code taken' };
+    if (!stored) {
+      // The code is taken, perhaps by this very intent read again (a crash, or an unknown outcome,
+      // after its commit): at most once, it is answered as the create it was.
+      const existing = await this.read(tableId, () => this.load(tableId));
+      if (existing?.recentIntents.includes(intentId))
+        return { ok: true, intentId, version: existing.version, seat: 0 };
+      return { ok: false, intentId, code: 'TABLE_CODE_TAKEN', message: 'table code taken' };
+    }
     this.remember(stored);
     await this.publishLobby(null, stored);
     this.scheduleDeadline(null, stored, traceparent);
