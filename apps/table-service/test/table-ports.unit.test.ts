@@ -2,6 +2,7 @@ import {
   DuplicateIntentError,
   IntentExpiredError,
   StaleWriteError,
+  StoreUnavailableError,
   TooManyTablesError,
   WriteOutcomeUnknownError,
 } from '../src/table/table-ports';
@@ -29,6 +30,18 @@ describe("the table store's errors", () => {
     );
     expect(new WriteOutcomeUnknownError('T1', 'socket hang up').message).toBe(
       'The store did not say whether the change of table T1 was written: socket hang up',
+    );
+  });
+
+  it("StoreUnavailableError keeps its cause and says which table's read failed, an Error's message or any other value as text", () => {
+    const cause = new Error('Connection refused');
+    const error = new StoreUnavailableError('ABC123', cause);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('StoreUnavailableError');
+    expect(error.cause).toBe(cause);
+    expect(error.message).toBe('The store did not answer a read of table ABC123: Connection refused');
+    expect(new StoreUnavailableError('T1', 503).message).toBe(
+      'The store did not answer a read of table T1: 503',
     );
   });
 
