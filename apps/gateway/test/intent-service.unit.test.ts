@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { readBaseConfig, ShardedStreamsClient } from '@dominoes/platform';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  readBaseConfig,
+  ShardedStreamsClient,
+  shutdownTelemetry,
+  startTelemetry,
+  withSpan,
+} from '@dominoes/platform';
 import type { IntentEnvelope } from '@dominoes/protocol';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
@@ -139,6 +146,7 @@ describe('IntentService.request (real Redis streams)', () => {
       [30, 'reply lost, but the intent is stored: acknowledged'],
     ]);
     expect(lines[0]).toMatchObject({ intentId: sent.intentId, tableId: sent.tableId, type: 'join' });
+    expect(lines[1]).toMatchObject({ intentId: sent.intentId });
   });
 
   it('no reply in time and not in the log: UNAVAILABLE, not applied', async () => {
@@ -270,5 +278,73 @@ describe('IntentService: the client it wraps', () => {
     expect(await service.ping()).toBe(true);
     await service.close();
     expect(await service.ping()).toBe(false);
+  });
+});
+
+describe('IntentService: its trace (an in-memory span exporter)', () => {
+  const exporter = new InMemorySpanExporter();
+  beforeAll(() => {
+    startTelemetry('gateway', { spanProcessors: [new SimpleSpanProcessor(exporter)], instrument: false });
+  });
+  afterAll(() => shutdownTelemetry());
+
+  /** Runs `fn` in a `ws.intent` span, as the socket hub does, and answers that span's attributes. */
+  async function inSpan(fn: () => Promise<unknown>): Promise<Record<string, unknown>> {
+    exporter.reset();
+    await withSpan('ws.intent', async (span) => {
+      await fn();
+      span?.end();
+    });
+    const spans = exporter.getFinishedSpans().filter((s) => s.name === 'ws.intent');
+    expect(spans).toHaveLength(1);
+    return { ...spans[0]!.attributes, traceId: spans[0]!.spanContext().traceId };
+  }
+
+  it("names the table, the intent and its outcome on the active span, and sends the span's trace context with the intent", async () => {
+    const { service } = serviceRig();
+    tableService.respond = (e) => ({ ok: true, intentId: e.intentId, version: 2, seat: 0 });
+    const sent = envelope(service);
+    const attributes = await inSpan(() => service.request(sent));
+    expect(attributes).toMatchObject({
+      'dominoes.table': sent.tableId,
+      'dominoes.intent.id': sent.intentId,
+      'dominoes.intent.outcome': 'ok',
+    });
+    const received = tableService.received.find((e) => e.intentId === sent.intentId);
+    expect(received?.traceparent).toMatch(
+      new RegExp(`^00-${String(attributes['traceId'])}-[0-9a-f]{16}-01$`),
+    );
+  });
+
+  it('a refusal, a timeout and an intent that cannot be sent are the outcome on the span', async () => {
+    const { service } = serviceRig({ replyTimeoutMs: 300 });
+    tableService.respond = (e) => ({ ok: false, intentId: e.intentId, code: 'TABLE_FULL', message: 'Full.' });
+    expect(await inSpan(() => service.request(envelope(service)))).toMatchObject({
+      'dominoes.intent.outcome': 'TABLE_FULL',
+    });
+    tableService.respond = () => null;
+    expect(await inSpan(() => service.request(envelope(service)))).toMatchObject({
+      'dominoes.intent.outcome': 'timeout',
+    });
+    expect(await inSpan(() => service.request(envelope(service, { intentId: '' })))).toMatchObject({
+      'dominoes.intent.outcome': 'unavailable',
+    });
+  });
+
+  it('an envelope that carries a trace context already keeps it inside another span; a dispatch carries the active one', async () => {
+    const { service } = serviceRig();
+    tableService.respond = (e) => ({ ok: true, intentId: e.intentId, version: 1, seat: null });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const kept = envelope(service, { traceparent });
+    await inSpan(() => service.request(kept));
+    expect(tableService.received.find((e) => e.intentId === kept.intentId)?.traceparent).toBe(traceparent);
+    const dispatched = envelope(service, { replyTo: null });
+    const attributes = await inSpan(() => service.dispatch(dispatched));
+    const end = Date.now() + 2_000;
+    while (!tableService.received.some((e) => e.intentId === dispatched.intentId) && Date.now() < end)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const received = tableService.received.find((e) => e.intentId === dispatched.intentId);
+    expect(received?.traceparent?.split('-')[1]).toBe(attributes['traceId']);
+    expect(received).toMatchObject({ tableId: dispatched.tableId, intent: dispatched.intent });
   });
 });
