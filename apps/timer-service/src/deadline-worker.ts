@@ -57,11 +57,6 @@ export function enqueuedDueAt(job: EnqueuedJob): number | null {
 /** What of a BullMQ job says when it was enqueued, and with which delay. */
 export type EnqueuedJob = Partial<Pick<Job, 'timestamp'>> & { readonly opts?: { readonly delay?: number } };
 
-/** A job as the worker hands it in: it can let go of its table's deduplication key (BullMQ's Job). */
-export type FiringJob = Pick<Job<unknown>, 'id' | 'data'> &
-  EnqueuedJob &
-  Partial<Pick<Job<unknown>, 'removeDeduplicationKey'>>;
-
 /**
  * The BullMQ workers of the "deadlines" queues, one worker per shard group's queue (DEADLINE_GROUPS),
  * each on a connection of its own. A due job becomes a `deadline` intent on its table's shard
@@ -87,7 +82,7 @@ export class DeadlineWorker {
   ) {}
 
   /** Handles one job. Exported for tests; BullMQ calls it through the worker. */
-  async process(job: FiringJob): Promise<void> {
+  async process(job: Pick<Job<unknown>, 'id' | 'data'> & EnqueuedJob): Promise<void> {
     const parsed = DeadlineJobSchema.safeParse(job.data);
     if (!parsed.success) {
       // Retrying cannot fix bad data: log it and let the job complete.
@@ -101,36 +96,12 @@ export class DeadlineWorker {
     const data = parsed.data;
     const enqueuedDue = enqueuedDueAt(job);
     if (enqueuedDue !== null) this.metrics.enqueuedLate.observe(Math.max(0, enqueuedDue - data.dueAt) / 1000);
-    await this.releaseTable(job, data);
     // A trace of its own, linked to the change that set the deadline (the job's traceparent); the
     // deadline intent carries this span on to the table-service.
     await withLinkTo(data.traceparent, 'deadline.fire', () => this.fire(data), {
       kind: SpanKind.CONSUMER,
       attributes: { 'dominoes.table': data.tableId, 'dominoes.deadline.key': data.key },
     });
-  }
-
-  /**
-   * Lets go of the table's deduplication key before the firing is dispatched (decision 0028), if it
-   * is still this job's. The table-service sets the table's next deadline as soon as it has applied
-   * this one, while this job is still active: with the key held, BullMQ would store that job as the
-   * "next" (keepLastIfActive) and enqueue it only once this one finishes, its whole delay counted
-   * from then, so every deadline move would be late by however long this job stayed active after the
-   * dispatch (seconds on an overloaded machine: dominoes_deadline_enqueued_late_seconds). Let go, the
-   * next add is an ordinary one, due when the table-service said. Nothing can fire twice: this job
-   * fires its own key once, and the table-service refuses any key but the table's current one. If
-   * Redis refuses, the firing goes on as before (the next job may then be enqueued late).
-   */
-  private async releaseTable(job: FiringJob, data: DeadlineJob): Promise<void> {
-    if (!job.removeDeduplicationKey) return;
-    try {
-      await job.removeDeduplicationKey();
-    } catch (error) {
-      this.logger.warn(
-        { tableId: data.tableId, key: data.key, err: (error as Error).message },
-        'deadline job kept its table’s deduplication key',
-      );
-    }
   }
 
   private async fire(data: DeadlineJob): Promise<void> {

@@ -34,8 +34,8 @@ describe('enqueuedDueAt: when BullMQ was told to make a job due', () => {
   });
 });
 
-describe('a firing lets go of its table\u2019s deduplication key (decision 0028; real Redis, the real worker)', () => {
-  it('the next deadline, set while the firing job is still active, is an ordinary add due when it was set for: it fires on time while that job is still being dispatched, each key once', async () => {
+describe('dominoes_deadline_enqueued_late_seconds (real Redis, the real worker)', () => {
+  it('a deadline set while nothing of its table is active is enqueued due when it was set for; one set while the table\u2019s previous job is still being dispatched is stored, enqueued once that job ends with its whole delay counted from then, and the metric says how late (keepLastIfActive)', async () => {
     const dispatched: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -68,29 +68,28 @@ describe('a firing lets go of its table\u2019s deduplication key (decision 0028;
       for (let i = 0; i < 100 && dispatched.length === 0; i++) await sleep(20);
       expect(dispatched).toEqual(['deadline:held']);
       expect(await queue.getJobState(first.jobId)).toBe('active');
+      // Enqueued at its add with its delay (the caller's clock read a moment before BullMQ's).
+      expect(await observed(w.metrics.enqueuedLate)).toEqual({ count: 1, sum: expect.any(Number) });
+      expect((await observed(w.metrics.enqueuedLate)).sum).toBeLessThan(0.02);
 
-      // The table-service sets the next deadline while the first one's firing is still under way.
+      // The next deadline is set while the first one's firing is still under way.
       const setAt = Date.now();
       const next = await upsertDeadline(queue, { tableId: tableId!, key: 'next', dueAt: setAt + 100 }, 100);
-      // Held by the firing job, the key would make this 'after-active': enqueued once that job ends.
-      expect(next.outcome).toBe('added');
-      for (let i = 0; i < 100 && dispatched.length < 2; i++) await sleep(10);
-      const firedAt = Date.now();
-      expect(dispatched).toEqual(['deadline:held', 'deadline:next']);
-      expect(firedAt - setAt).toBeGreaterThanOrEqual(100);
-      expect(firedAt - setAt).toBeLessThan(1_000);
-      expect(await queue.getJobState(first.jobId)).toBe('active'); // still the held one
-
-      // Both were enqueued due when they were set for.
-      const late = await observed(w.metrics.enqueuedLate);
-      expect(late.count).toBe(2);
-      expect(late.sum).toBeLessThan(0.02);
-
+      expect(next.outcome).toBe('after-active');
+      await sleep(400);
+      const releasedAt = Date.now();
       release();
-      await sleep(300);
+      for (let i = 0; i < 100 && dispatched.length < 2; i++) await sleep(10);
       expect(dispatched).toEqual(['deadline:held', 'deadline:next']);
-      const counts = await queue.getJobCounts('active', 'wait', 'delayed', 'failed');
-      expect(counts).toEqual({ active: 0, wait: 0, delayed: 0, failed: 0 });
+      // Due 100 ms after the held job ended, not 100 ms after it was set.
+      expect(Date.now() - releasedAt).toBeGreaterThanOrEqual(90);
+      const after = await observed(w.metrics.enqueuedLate);
+      expect(after.count).toBe(2);
+      // The held job ended ~400 ms after the next one was set: that late, by BullMQ's clock.
+      expect(after.sum).toBeGreaterThanOrEqual(0.35);
+      expect(after.sum).toBeLessThan(2);
+      await sleep(200);
+      expect(dispatched).toHaveLength(2);
     } finally {
       release();
       await w.worker.close();
