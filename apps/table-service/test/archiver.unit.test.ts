@@ -213,8 +213,11 @@ describe('Archiver on real Postgres', () => {
     expect(runs).toBeGreaterThanOrEqual(2);
     expect(most).toBe(1);
     const after = runs;
+    // Stopped, its timer starts no run at all (not even one that would find it stopped).
+    const started = jest.spyOn(archiver, 'runOnce');
     await sleep(100);
     expect(runs).toBe(after);
+    expect(started).not.toHaveBeenCalled();
   });
 
   it('a run of the timer that fails is logged and tried again', async () => {
