@@ -167,9 +167,14 @@ describe('shard leases: logs, renewal, rebalancing order, spread and stopping (r
     const { leases } = replica('replica-a', 1, own);
     const evalOf = own.eval.bind(own);
     const ownId = await own.client('ID');
+    let dropped = false;
     jest.spyOn(own, 'eval').mockImplementation(async (...args: Parameters<Redis['eval']>) => {
       const answer = await evalOf(...args);
-      await dropConnection(own, ownId);
+      // The connection drops once, right after the first take is answered.
+      if (!dropped) {
+        dropped = true;
+        await dropConnection(own, ownId);
+      }
       return answer;
     });
     await leases.tick();
