@@ -68,4 +68,14 @@ describe('RedisSeatPublisher on real Redis', () => {
       channels.close();
     }
   });
+
+  it('a publish that fails (the connection is closed) rejects with its error, so the engine publishes the views again', async () => {
+    const closed = createRedis(REDIS_URL, 'seat-publisher-closed-test', { maxRetriesPerRequest: 0 });
+    await closed.ping();
+    closed.disconnect();
+    const event = seatedTable('SEATPUBX')(0);
+    await expect(new RedisSeatPublisher(closed, names).publish([event])).rejects.toThrow(
+      /Connection is closed/,
+    );
+  });
 });

@@ -18,6 +18,10 @@ export class RedisSeatPublisher implements SeatPublisher {
     const cluster = onCluster(this.redis);
     for (const event of events)
       publishOn(pipeline, cluster, this.names.seatChannel(event.tableId, event.seat), encodeSeatEvent(event));
-    await pipeline.exec();
+    // exec() resolves even when its commands fail (a pair [error, result] each): a PUBLISH that
+    // failed must reach the engine, which publishes the stored change's views again.
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error !== null);
+    if (failed) throw failed[0];
   }
 }
