@@ -93,10 +93,10 @@ case "${1:-}" in
     files=($T/src/table/table-events.ts)
     suites=($T/test/table-events.unit.test.ts $T/test/views-of-a-table.test.ts) ;;
   list)
-    echo "groups: table stores leases edge timer lobby spectators stale limits sockets chat config assets lobbyhub intents"
+    echo "groups: table stores leases edge timer lobby spectators stale limits sockets chat config assets lobbyhub intents watchdog archiver configs ports events"
     exit 0 ;;
   *)
-    echo "usage: $0 <table|stores|leases|edge|timer|lobby|spectators|stale|limits|sockets|chat|config|assets|lobbyhub|intents|list> [stryker options...]" >&2
+    echo "usage: $0 <table|stores|leases|edge|timer|lobby|spectators|stale|limits|sockets|chat|config|assets|lobbyhub|intents|watchdog|archiver|configs|ports|events|list> [stryker options...]" >&2
     exit 2 ;;
 esac
 shift
