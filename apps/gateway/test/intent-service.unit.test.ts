@@ -263,6 +263,9 @@ describe('IntentService.dispatch and flush', () => {
       await service.flush(5_000);
       expect(done).toBe(true);
     } finally {
+      // Closed here, while its peer still holds the connection: left to afterAll, under load, its
+      // connection was seen reconnecting to the closed port for good, keeping jest's process alive.
+      await hanging.client.close();
       for (const peer of peers) peer.destroy();
       silent.close();
     }

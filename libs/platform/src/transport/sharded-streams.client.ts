@@ -425,7 +425,23 @@ export class ShardedStreamsClient extends ClientProxy {
     this.writer = null;
     this.subscriber = null;
     this.connecting = null;
-    await Promise.all([writer?.quit().catch(() => undefined), subscriber?.quit().catch(() => undefined)]);
+    await Promise.all([endConnection(writer), endConnection(subscriber)]);
     this._status$.next('disconnected');
   }
+}
+
+/**
+ * Ends a connection for good: QUIT when Redis answers (at most 1 s), then a disconnect, which also
+ * stops the reconnecting of a connection whose Redis is away (a QUIT then is only queued, and the
+ * connection would try to reconnect forever, keeping the process alive).
+ */
+async function endConnection(connection: RedisClient | null): Promise<void> {
+  if (!connection) return;
+  if (connection.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)));
+    await Promise.race([connection.quit().catch(() => undefined), cut]);
+    clearTimeout(timer);
+  }
+  connection.disconnect();
 }
