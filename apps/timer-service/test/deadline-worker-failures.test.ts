@@ -1,6 +1,6 @@
-import { createRedis, upsertDeadline, type ShardedStreamsClient, type Redis } from '@dominoes/platform';
+import { createRedis, upsertDeadline, type Redis } from '@dominoes/platform';
 import { DEADLINE_QUEUE } from '@dominoes/protocol';
-import { tableOfEachGroup, workerOn } from './support';
+import { cleanPrefix, tableOfEachGroup, withDispatch, workerOn } from './support';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -13,11 +13,7 @@ describe('deadline worker: failures, on real Redis (BullMQ)', () => {
   afterAll(async () => {
     await redis.quit();
   });
-  /** Removes every key of a worker's prefix. */
-  const clean = async (prefix: string) => {
-    const keys = await redis.keys(`*${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  };
+  const clean = (prefix: string) => cleanPrefix(redis, prefix);
 
   it('runs only once started and until closed', async () => {
     const w = workerOn(REDIS_URL);
@@ -63,17 +59,10 @@ describe('deadline worker: failures, on real Redis (BullMQ)', () => {
     const real = workerOn(REDIS_URL);
     let down = true;
     const dispatched: string[] = [];
-    const flaky = new Proxy(real.streams, {
-      get(target, property, receiver) {
-        if (property === 'dispatch')
-          return (envelope: { tableId: string }) => {
-            if (down) return Promise.reject(new Error('stream unreachable'));
-            dispatched.push(envelope.tableId);
-            return target.dispatch(envelope as Parameters<ShardedStreamsClient['dispatch']>[0]);
-          };
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
+    const flaky = withDispatch(real.streams, (envelope, dispatch) => {
+      if (down) return Promise.reject(new Error('stream unreachable'));
+      dispatched.push(envelope.tableId);
+      return dispatch(envelope);
     });
     await real.queues.close();
     const w = workerOn(REDIS_URL, flaky);

@@ -1,7 +1,6 @@
 import { createRedis, upsertDeadline, type ShardedStreamsClient } from '@dominoes/platform';
-import type { IntentEnvelope } from '@dominoes/protocol';
 import { enqueuedDueAt } from '../src/deadline-worker';
-import { tableOfEachGroup, workerOn } from './support';
+import { tableOfEachGroup, withDispatch, workerOn } from './support';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,17 +40,10 @@ describe('dominoes_deadline_enqueued_late_seconds (real Redis, the real worker)'
     const held = new Promise<void>((resolve) => (release = resolve));
     // The real stream client, with the first firing's write held back: its job stays active.
     const holding = (real: ShardedStreamsClient) =>
-      new Proxy(real, {
-        get(target, property, receiver) {
-          if (property === 'dispatch')
-            return async (envelope: IntentEnvelope) => {
-              dispatched.push(envelope.intentId);
-              if (envelope.intentId === 'deadline:held') await held;
-              return target.dispatch(envelope);
-            };
-          const value: unknown = Reflect.get(target, property, receiver);
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        },
+      withDispatch(real, async (envelope, dispatch) => {
+        dispatched.push(envelope.intentId);
+        if (envelope.intentId === 'deadline:held') await held;
+        return dispatch(envelope);
       });
     const base = workerOn(REDIS_URL);
     await base.queues.close();

@@ -1,7 +1,7 @@
-import { createRedis, upsertDeadline, type Redis, type ShardedStreamsClient } from '@dominoes/platform';
+import { createRedis, upsertDeadline, type Redis } from '@dominoes/platform';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
 import { oldestDueAt, StuckWorkerWatchdog, type GroupWorkerProbe } from '../src/stuck-worker-watchdog';
-import { tableOfEachGroup, workerOn } from './support';
+import { cleanPrefix, tableOfEachGroup, withDispatch, workerOn } from './support';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -111,10 +111,7 @@ describe('the watchdog on real Redis (BullMQ)', () => {
   afterAll(async () => {
     await redis.quit();
   });
-  const clean = async (prefix: string) => {
-    const keys = await redis.keys(`*${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  };
+  const clean = (prefix: string) => cleanPrefix(redis, prefix);
 
   it('oldestDueAt: nothing on an empty queue or a delayed job not yet due; the oldest waiting job; a delayed job once due', async () => {
     const w = workerOn(REDIS_URL);
@@ -151,16 +148,9 @@ describe('the watchdog on real Redis (BullMQ)', () => {
     const seed = workerOn(REDIS_URL);
     await seed.queues.close();
     const dispatched: string[] = [];
-    const recording = new Proxy(seed.streams, {
-      get(target, property, receiver) {
-        if (property === 'dispatch')
-          return (envelope: { tableId: string; intentId: string }) => {
-            dispatched.push(envelope.intentId);
-            return target.dispatch(envelope as Parameters<ShardedStreamsClient['dispatch']>[0]);
-          };
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
+    const recording = withDispatch(seed.streams, (envelope, dispatch) => {
+      dispatched.push(envelope.intentId);
+      return dispatch(envelope);
     });
     const w = workerOn(REDIS_URL, recording, { WORKER_STUCK_MS: '600' });
     const tableId = tableOfEachGroup()[1]!;

@@ -6,8 +6,9 @@ import {
   ShardedStreamsClient,
   systemClock,
   type DeadlineQueues,
+  type Redis,
 } from '@dominoes/platform';
-import { deadlineGroupOf, shardOf } from '@dominoes/protocol';
+import { deadlineGroupOf, shardOf, type IntentEnvelope } from '@dominoes/protocol';
 import { readTimerConfig, type TimerConfig } from '../src/config';
 import { DeadlineWorker } from '../src/deadline-worker';
 import { TimerMetrics } from '../src/metrics';
@@ -73,4 +74,31 @@ export function tableOfEachGroup(): string[] {
     ids[deadlineGroupOf(shardOf(id, WORKER_SHARDS), WORKER_GROUPS)] ??= id;
   }
   return ids;
+}
+
+/**
+ * The real stream client, its `dispatch` replaced by `dispatch(envelope, real)` (to record, hold back
+ * or fail a firing's write); everything else is the client's own.
+ */
+export function withDispatch(
+  client: ShardedStreamsClient,
+  dispatch: (
+    envelope: IntentEnvelope,
+    real: (envelope: IntentEnvelope) => Promise<string>,
+  ) => Promise<string>,
+): ShardedStreamsClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === 'dispatch')
+        return (envelope: IntentEnvelope) => dispatch(envelope, (e) => target.dispatch(e));
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Removes every key of a test's prefix. */
+export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
+  const keys = await redis.keys(`*${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
 }
