@@ -8,6 +8,7 @@ import { TableSpectators } from '../src/spectators/table-spectators';
 import { TableEngine } from '../src/table/table-engine';
 import { StoreUnavailableError, WriteOutcomeUnknownError } from '../src/table/table-ports';
 import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
+import { sleep, until } from './support/until';
 
 /*
  * An intent's error as the table-service wires it: the shard transport on real Redis, Nest's
@@ -16,15 +17,6 @@ import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
  */
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 describe('intent errors through Nest to the shard transport (real Redis)', () => {
   const prefix = `test_nesterrors_${randomBytes(4).toString('hex')}`;
@@ -50,6 +42,12 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
     intent: { kind: 'deadline', key: `k${n}`, dueAt: Date.now() },
   });
   const send = (e: IntentEnvelope) => admin.xadd(stream, '*', INTENT_FIELD, JSON.stringify(e));
+  /** Sends `e` and waits for its reply. */
+  const answerTo = async (e: IntentEnvelope): Promise<IntentReply | undefined> => {
+    await send(e);
+    await until('the reply', () => got.some((r) => r.intentId === e.intentId));
+    return got.find((r) => r.intentId === e.intentId);
+  };
   const pending = async () => ((await admin.xpending(stream, 'table-service')) as [number])[0];
 
   beforeAll(async () => {
@@ -96,9 +94,7 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
 
   it('an applied intent is answered and acknowledged', async () => {
     const e = envelope();
-    await send(e);
-    await until('the reply', () => got.some((r) => r.intentId === e.intentId));
-    expect(got.find((r) => r.intentId === e.intentId)).toEqual({
+    expect(await answerTo(e)).toEqual({
       ok: true,
       intentId: e.intentId,
       version: 1,
@@ -123,9 +119,7 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
   it('a read that failed before anything was written (StoreUnavailableError) is answered UNAVAILABLE, try again', async () => {
     const e = envelope();
     failures.set(e.intentId, new StoreUnavailableError(e.tableId, new Error("Can't reach database server")));
-    await send(e);
-    await until('the reply', () => got.some((r) => r.intentId === e.intentId));
-    expect(got.find((r) => r.intentId === e.intentId)).toEqual({
+    expect(await answerTo(e)).toEqual({
       ok: false,
       intentId: e.intentId,
       code: 'UNAVAILABLE',
@@ -136,9 +130,7 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
   it('any other error is answered INTERNAL "could not apply" and acknowledged', async () => {
     const e = envelope();
     failures.set(e.intentId, new TypeError('a bug'));
-    await send(e);
-    await until('the reply', () => got.some((r) => r.intentId === e.intentId));
-    expect(got.find((r) => r.intentId === e.intentId)).toEqual({
+    expect(await answerTo(e)).toEqual({
       ok: false,
       intentId: e.intentId,
       code: 'INTERNAL',

@@ -9,6 +9,7 @@ import {
 } from '@dominoes/protocol';
 import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
 import { WriteOutcomeUnknownError } from '../src/table/table-ports';
+import { sleep, until } from './support/until';
 
 /*
  * What Redis can lose under the table-service's feet (a restart without its data, a dropped
@@ -16,15 +17,6 @@ import { WriteOutcomeUnknownError } from '../src/table/table-ports';
  */
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 describe('the shard consumer and its leases when Redis loses things', () => {
   const prefix = `test_redisloss_${randomBytes(4).toString('hex')}`;
