@@ -92,11 +92,39 @@ case "${1:-}" in
   events) # A table event's seat, match and round (pure; also read in views-of-a-table).
     files=($T/src/table/table-events.ts)
     suites=($T/test/table-events.unit.test.ts $T/test/views-of-a-table.test.ts) ;;
+  hub) # The gateway's socket hub: frames, hello, limits, intents, watching and closing, on fake ws
+    # sockets with real Redis (the seat router, the intent streams, a table-service's answers faked on
+    # the stream's far side).
+    files=($G/src/ws/socket-hub.ts)
+    suites=($G/test/socket-hub.unit.test.ts) ;;
+  transport) # The table-service's shard transport on real Redis streams, and its wiring (the Nest
+    # module, the app, the controllers and filter, the metrics).
+    files=($T/src/transport/sharded-streams.server.ts $T/src/table-service.module.ts $T/src/table-app.ts
+      $T/src/stores.module.ts $T/src/app.controllers.ts $T/src/intent-errors.filter.ts $T/src/metrics.ts)
+    suites=($T/test/sharded-streams-server.unit.test.ts $T/test/intents-through-nest.test.ts) ;;
+  http) # The gateway's HTTP API, history, errors, security headers, limits, health and metrics
+    # endpoints (the controllers on a real Nest app, real Redis and Postgres).
+    files=($G/src/http/api.controller.ts $G/src/http/history.controller.ts $G/src/http/errors.ts
+      $G/src/http/metrics-server.ts $G/src/http/security-headers.ts $G/src/http/api-origin.ts
+      $G/src/http/http-limits.ts $G/src/http/health.controller.ts $G/src/auth/bearer.ts $G/src/auth/public-secrets.ts)
+    suites=($G/test/http-api.unit.test.ts) ;;
+  reads) # The gateway's table watching, match history, quick play, table opener and the readers of
+    # tables and the lobby (real Postgres and Redis).
+    files=($G/src/ws/table-watching.ts $G/src/tables/match-history.ts $G/src/lobby/quick-play.ts
+      $G/src/lobby/table-opener.ts $G/src/lobby/lobby-reader.ts $G/src/tables/table-reader.ts
+      $G/src/tables/read-only-pool.ts)
+    suites=($G/test/table-watching.unit.test.ts) ;;
+  wiring) # The gateway's and the timer-service's modules, apps, heartbeat, player sockets, ws adapter
+    # and metrics (a real Nest app on real Redis and Postgres).
+    files=($G/src/gateway.module.ts $G/src/gateway-app.ts $G/src/ws/gateway-heartbeat.ts $G/src/ws/player-sockets.ts
+      $G/src/ws/protocol-ws.adapter.ts $G/src/metrics.ts $G/src/ws/sockets.gateway.ts $G/src/di.ts
+      $M/src/timer.module.ts $M/src/timer-app.ts $M/src/metrics.ts)
+    suites=($G/test/gateway-wiring.unit.test.ts) ;;
   list)
-    echo "groups: table stores leases edge timer lobby spectators stale limits sockets chat config assets lobbyhub intents watchdog archiver configs ports events"
+    echo "groups: table stores leases edge timer lobby spectators stale limits sockets chat config assets lobbyhub intents watchdog archiver configs ports events hub transport http reads wiring"
     exit 0 ;;
   *)
-    echo "usage: $0 <table|stores|leases|edge|timer|lobby|spectators|stale|limits|sockets|chat|config|assets|lobbyhub|intents|watchdog|archiver|configs|ports|events|list> [stryker options...]" >&2
+    echo "usage: $0 <table|stores|leases|edge|timer|lobby|spectators|stale|limits|sockets|chat|config|assets|lobbyhub|intents|watchdog|archiver|configs|ports|events|hub|transport|http|reads|wiring|list> [stryker options...]" >&2
     exit 2 ;;
 esac
 shift
