@@ -115,4 +115,26 @@ describe('shard leases: stopping, overlapping ticks, the TTL boundary and a fail
     expect(events).toEqual(['replica-a+0', 'replica-a-0']);
     expect(await redis.get(names.shardLease(0))).toBe('replica-b');
   });
+
+  it('a lease taken by a tick still under way when the replica stops is handed back, not left to its TTL', async () => {
+    const a = replica('replica-a', 1);
+    const realEval = redis.eval.bind(redis) as (...args: unknown[]) => Promise<unknown>;
+    let stopping: Promise<void> | null = null;
+    // The first ACQUIRE: stop() is called while it is on its way to Redis.
+    const evalSpy = jest.spyOn(redis, 'eval').mockImplementation(((...args: unknown[]) => {
+      const sent = realEval(...args);
+      if (stopping === null && String(args[0]).includes("'set'")) stopping = a.stop();
+      return sent;
+    }) as typeof redis.eval);
+    try {
+      await a.tick();
+      await stopping;
+    } finally {
+      evalSpy.mockRestore();
+    }
+    expect(stopping).not.toBeNull();
+    expect(a.owned.size).toBe(0);
+    expect(events).toEqual([]);
+    expect(await redis.exists(names.shardLease(0))).toBe(0);
+  });
 });

@@ -128,6 +128,11 @@ export class ShardLeases {
           this.hold(shard, sentAt);
           this.logger.debug({ shard }, 'shard lease acquired');
           this.handlers.acquired(shard);
+        } else if (taken === 1 && this.stopped) {
+          // stop() was called while this command waited: the lease is in Redis but was never ours to
+          // use, and stop() has already handed back what it knew of. Hand it back too, or the shard
+          // would stay unowned until its TTL ran out.
+          await this.redis.eval(RELEASE, 1, this.names.shardLease(shard), this.replicaId);
         }
       }
     } catch (error) {
