@@ -101,13 +101,14 @@ case "${1:-}" in
     # module, the app, the controllers and filter, the metrics).
     files=($T/src/transport/sharded-streams.server.ts $T/src/table-service.module.ts $T/src/table-app.ts
       $T/src/stores.module.ts $T/src/app.controllers.ts $T/src/intent-errors.filter.ts $T/src/metrics.ts)
-    suites=($T/test/sharded-streams-server.unit.test.ts $T/test/intents-through-nest.test.ts) ;;
+    suites=($T/test/sharded-streams-server.unit.test.ts $T/test/intents-through-nest.test.ts
+      $T/test/table-service-module.unit.test.ts) ;;
   http) # The gateway's HTTP API, history, errors, security headers, limits, health and metrics
     # endpoints (the controllers on a real Nest app, real Redis and Postgres).
     files=($G/src/http/api.controller.ts $G/src/http/history.controller.ts $G/src/http/errors.ts
       $G/src/http/metrics-server.ts $G/src/http/security-headers.ts $G/src/http/api-origin.ts
       $G/src/http/http-limits.ts $G/src/http/health.controller.ts $G/src/auth/bearer.ts $G/src/auth/public-secrets.ts)
-    suites=($G/test/http-api.unit.test.ts) ;;
+    suites=($G/test/http-api.unit.test.ts $G/test/http-helpers.unit.test.ts $G/test/http-limits.unit.test.ts) ;;
   reads) # The gateway's table watching, match history, quick play, table opener and the readers of
     # tables and the lobby (real Postgres and Redis).
     files=($G/src/ws/table-watching.ts $G/src/tables/match-history.ts $G/src/lobby/quick-play.ts
@@ -119,7 +120,8 @@ case "${1:-}" in
     files=($G/src/gateway.module.ts $G/src/gateway-app.ts $G/src/ws/gateway-heartbeat.ts $G/src/ws/player-sockets.ts
       $G/src/ws/protocol-ws.adapter.ts $G/src/metrics.ts $G/src/ws/sockets.gateway.ts $G/src/di.ts
       $M/src/timer.module.ts $M/src/timer-app.ts $M/src/metrics.ts)
-    suites=($G/test/gateway-wiring.unit.test.ts) ;;
+    suites=($G/test/gateway-wiring.unit.test.ts $G/test/gateway-heartbeat.unit.test.ts $G/test/player-sockets.unit.test.ts
+      $M/test/timer-wiring.unit.test.ts) ;;
   list)
     echo "groups: table stores leases edge timer lobby spectators stale limits sockets chat config assets lobbyhub intents watchdog archiver configs ports events hub transport http reads wiring"
     exit 0 ;;
