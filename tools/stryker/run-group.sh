@@ -114,7 +114,7 @@ case "${1:-}" in
     files=($G/src/ws/table-watching.ts $G/src/tables/match-history.ts $G/src/lobby/quick-play.ts
       $G/src/lobby/table-opener.ts $G/src/lobby/lobby-reader.ts $G/src/tables/table-reader.ts
       $G/src/tables/read-only-pool.ts)
-    suites=($G/test/table-watching.unit.test.ts) ;;
+    suites=($G/test/table-watching.unit.test.ts $G/test/match-history.unit.test.ts $G/test/quick-play.unit.test.ts $G/test/table-reader.unit.test.ts) ;;
   wiring) # The gateway's and the timer-service's modules, apps, heartbeat, player sockets, ws adapter
     # and metrics (a real Nest app on real Redis and Postgres).
     files=($G/src/gateway.module.ts $G/src/gateway-app.ts $G/src/ws/gateway-heartbeat.ts $G/src/ws/player-sockets.ts

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { INTENT_FIELD, redisNames, shardOf } from '@dominoes/protocol';
+import {
+  createDeadlineQueue,
+  createRedis,
+  upsertDeadline,
+  type DeadlineQueue,
+  type Redis,
+} from '@dominoes/platform';
+import type { TimerApp } from '../src/timer-app';
+import { cleanPrefix, startTestTimer, tableOfEachGroup } from './support';
+
+/**
+ * The timer-service as TimerModule and startTimerService wire it, started once on real Redis with a
+ * prefix of its own (4 shards, 2 deadline groups): health, metrics, every group's deadlines worked,
+ * and shutdown.
+ */
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test_timer_wiring_${randomBytes(4).toString('hex')}`;
+const names = redisNames(prefix, 4);
+let timer: TimerApp;
+let redis: Redis;
+let queues: DeadlineQueue[];
+let base: string;
+
+beforeAll(async () => {
+  redis = createRedis(REDIS_URL, 'timer-wiring-test');
+  queues = [0, 1].map((group) => createDeadlineQueue(REDIS_URL, prefix, group));
+  timer = await startTestTimer(REDIS_URL, prefix, 'timer-wiring', {
+    TABLE_SHARDS: '4',
+    DEADLINE_GROUPS: '2',
+  });
+  base = `http://127.0.0.1:${timer.port}`;
+}, 30_000);
+
+afterAll(async () => {
+  await timer?.shutdown();
+  for (const queue of queues) {
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+  }
+  await cleanPrefix(redis, prefix);
+  await redis.quit();
+});
+
+async function tablesOnShard(shard: number): Promise<string[]> {
+  const entries = await redis.xrange(names.intentStream(shard), '-', '+');
+  return entries.map(
+    ([, fields]) => (JSON.parse(fields[fields.indexOf(INTENT_FIELD) + 1]!) as { tableId: string }).tableId,
+  );
+}
+
+describe('the timer-service as its module wires it (real Redis)', () => {
+  it('is live, and ready once Redis answers and the worker runs', async () => {
+    expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    const ready = await fetch(`${base}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', worker: 'running' });
+    expect(timer.worker.running).toBe(true);
+  });
+
+  it('works every deadline group: a deadline of each becomes an intent on its table’s shard stream', async () => {
+    const tables = tableOfEachGroup();
+    for (const [group, tableId] of tables.entries())
+      await upsertDeadline(queues[group]!, { tableId, key: `k${group}`, dueAt: Date.now() }, 0);
+    for (const tableId of tables) {
+      const shard = shardOf(tableId, 4);
+      for (let i = 0; i < 300 && !(await tablesOnShard(shard)).includes(tableId); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await tablesOnShard(shard)).toContain(tableId);
+    }
+  });
+
+  it('serves its metrics, by name, on its port', async () => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text.split('\n').filter((l) => l.startsWith('# HELP'))).toEqual([
+      '# HELP dominoes_deadline_lateness_seconds How late a deadline was dispatched: dispatch time minus the job\u2019s dueAt',
+      '# HELP dominoes_deadline_enqueued_late_seconds How much later than its dueAt BullMQ was told to make a job due (enqueued at + delay - dueAt); above 0 when the job was stored while the table\u2019s previous one was active and enqueued once that one finished (keepLastIfActive)',
+      '# HELP dominoes_deadlines_fired_total Deadline intents dispatched to the table shards',
+      '# HELP dominoes_deadline_jobs_invalid_total Deadline jobs whose data failed DeadlineJobSchema (completed without dispatch)',
+      '# HELP dominoes_deadline_worker_restarts_total Deadline workers started again because they took no job while one was due (StuckWorkerWatchdog)',
+      '# HELP dominoes_queue_depth Jobs in a BullMQ queue by state',
+    ]);
+    const buckets = (name: string) =>
+      [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\}`, 'gm'))].map((m) => m[1]);
+    expect(buckets('dominoes_deadline_lateness_seconds')).toEqual([
+      '0.005',
+      '0.01',
+      '0.02',
+      '0.035',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '10',
+      '30',
+      '+Inf',
+    ]);
+    expect(buckets('dominoes_deadline_enqueued_late_seconds')).toEqual([
+      '0.001',
+      '0.005',
+      '0.01',
+      '0.02',
+      '0.035',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '+Inf',
+    ]);
+    expect(text).toMatch(/^dominoes_deadlines_fired_total 2$/m);
+    expect(text).toMatch(/^dominoes_deadline_jobs_invalid_total 0$/m);
+    expect(text).toMatch(/^# TYPE dominoes_queue_depth gauge$/m);
+    expect(text).toMatch(/^# TYPE dominoes_deadline_worker_restarts_total counter$/m);
+  });
+
+  it('shutdown stops the worker and closes its port; a second shutdown is the same one', async () => {
+    const shutdown = timer.shutdown();
+    expect(timer.shutdown()).toBe(shutdown);
+    await shutdown;
+    expect(timer.worker.running).toBe(false);
+    await expect(fetch(`${base}/health/live`)).rejects.toThrow();
+  });
+});
