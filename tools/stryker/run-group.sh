@@ -28,7 +28,7 @@ case "${1:-}" in
       $T/test/deadline-keeper-jobs.test.ts) ;;
   stores) # The table store and the stale-connection sweep on real Postgres and Redis.
     files=($T/src/table/table-store.ts $T/src/presence/stale-connections.ts)
-    suites=($T/test/table-store.test.ts $T/test/stale-connections.test.ts) ;;
+    suites=($T/test/table-store.test.ts $T/test/table-store-rows.test.ts $T/test/stale-connections.test.ts) ;;
   leases) # Shard leases on real Redis.
     files=($T/src/shards/shard-leases.ts $T/src/shards/owned-shards.ts)
     suites=($T/test/shard-leases.test.ts $T/test/shard-leases-redis.test.ts $T/test/shard-leases-lifecycle.test.ts
