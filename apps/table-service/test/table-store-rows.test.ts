@@ -103,6 +103,26 @@ describe('the rows the table store writes, on a real Postgres', () => {
     expect((await store.load('ROWS02'))!.recentIntents).toEqual([]);
   });
 
+  it("create writes the table's row before its log: when the log's write fails, the row left is the table at version 0, with its status, seats present and expiry (it still expires)", async () => {
+    const o = opened('ROWS12');
+    // A round of a match that was never stored: its row breaks the rounds' foreign key.
+    const orphan: TableEvent = {
+      kind: 'round-ended',
+      matchNumber: 9,
+      roundNumber: 1,
+      payload: { result: roundResult(1), scores: [0, 1, 0], opener: 0 },
+    };
+    await expect(store.create(o.table, [...o.events, orphan], 'ROWS12:create', limits)).rejects.toThrow();
+    expect(await row('ROWS12')).toMatchObject({
+      status: 'waiting',
+      version: 0n,
+      seatsPresent: 1,
+      deadlineAt: new Date(61_000),
+    });
+    expect(await store.load('ROWS12')).toEqual({ ...o.table, version: 0, recentIntents: [] });
+    expect(await prisma.tableAction.count({ where: { tableId: 'ROWS12' } })).toBe(0);
+  });
+
   it('create refuses a table with no host, and stores nothing of it', async () => {
     const o = opened('ROWS03');
     await expect(store.create({ ...o.table, hostPlayerId: null }, o.events, 'x', limits)).rejects.toThrow(
