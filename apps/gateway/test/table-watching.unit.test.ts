@@ -389,6 +389,19 @@ describe('TableWatching: a new watch, a sync, an unwatch', () => {
     expect(conn.watching).toEqual({ tableId: table, n: 2, asked: true });
   });
 
+  it('a sync answered at the version the socket has sends that view again (the number of watchers may have changed)', async () => {
+    const { watching } = watchRig();
+    const table = newTableCode();
+    tableService.respond = accept(6);
+    const { conn, socket } = fakeConnection('gw-s:4', player);
+    await watching.watch(conn, 'w', table);
+    await watching.watch(conn, 's', table, true);
+    expect(socket.frames().slice(2)).toEqual([
+      frameOf(6, 7_000_000, table),
+      { type: 'ack', id: 's', version: 6 },
+    ]);
+  });
+
   it('a sync replaced before it was asked keeps the watch counted: the unwatch that ends it is still sent', async () => {
     const { watching, asked } = watchRig();
     const table = newTableCode();
