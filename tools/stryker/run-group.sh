@@ -120,8 +120,8 @@ case "${1:-}" in
     files=($G/src/gateway.module.ts $G/src/gateway-app.ts $G/src/ws/gateway-heartbeat.ts $G/src/ws/player-sockets.ts
       $G/src/ws/protocol-ws.adapter.ts $G/src/metrics.ts $G/src/ws/sockets.gateway.ts $G/src/di.ts
       $M/src/timer.module.ts $M/src/timer-app.ts $M/src/metrics.ts)
-    suites=($G/test/gateway-wiring.unit.test.ts $G/test/gateway-heartbeat.unit.test.ts $G/test/player-sockets.unit.test.ts
-      $M/test/timer-wiring.unit.test.ts) ;;
+    suites=($G/test/gateway-wiring.unit.test.ts $G/test/gateway-wiring-stores.unit.test.ts
+      $G/test/gateway-heartbeat.unit.test.ts $G/test/player-sockets.unit.test.ts $M/test/timer-wiring.unit.test.ts) ;;
   list)
     echo "groups: table stores leases edge timer lobby spectators stale limits sockets chat config assets lobbyhub intents watchdog archiver configs ports events hub transport http reads wiring"
     exit 0 ;;

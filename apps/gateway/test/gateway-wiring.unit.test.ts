@@ -259,5 +259,11 @@ describe('the gateway as its module wires it (real Redis and Postgres)', () => {
     );
     await expect(fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).rejects.toThrow();
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
+    // In order: the sockets drained, then the stores closed.
+    const drained = lines.findIndex((l) => l.msg === 'sockets drained');
+    const closed = lines.findIndex((l) => l.msg === 'gateway connections closed');
+    expect(drained).toBeGreaterThanOrEqual(0);
+    expect(closed).toBeGreaterThan(drained);
+    expect(lines[closed]!.level).toBe(20);
   });
 });

@@ -7,8 +7,10 @@ import {
   type DeadlineQueue,
   type Redis,
 } from '@dominoes/platform';
-import type { TimerApp } from '../src/timer-app';
-import { cleanPrefix, startTestTimer, tableOfEachGroup } from './support';
+import { recordingLogger } from '../../../libs/platform/src/test-logger';
+import { readTimerConfig } from '../src/config';
+import { startTimerService, type TimerApp } from '../src/timer-app';
+import { cleanPrefix, tableOfEachGroup } from './support';
 
 /**
  * The timer-service as TimerModule and startTimerService wire it, started once on real Redis with a
@@ -22,14 +24,21 @@ let timer: TimerApp;
 let redis: Redis;
 let queues: DeadlineQueue[];
 let base: string;
+const { logger, lines } = recordingLogger();
 
 beforeAll(async () => {
   redis = createRedis(REDIS_URL, 'timer-wiring-test');
   queues = [0, 1].map((group) => createDeadlineQueue(REDIS_URL, prefix, group));
-  timer = await startTestTimer(REDIS_URL, prefix, 'timer-wiring', {
+  const config = readTimerConfig({
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
     TABLE_SHARDS: '4',
     DEADLINE_GROUPS: '2',
+    WORKER_CONCURRENCY: '7',
   });
+  timer = await startTimerService(config, { logger, defaultMetrics: false });
   base = `http://127.0.0.1:${timer.port}`;
 }, 30_000);
 
@@ -57,6 +66,24 @@ describe('the timer-service as its module wires it (real Redis)', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', worker: 'running' });
     expect(timer.worker.running).toBe(true);
+  });
+
+  it('logs that it runs, with its port, concurrency, prefix and shards', () => {
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 30,
+        msg: `timer-service running; health and metrics on :${timer.port}`,
+        port: timer.port,
+        concurrency: 7,
+        prefix,
+        shards: 4,
+      }),
+    );
+  });
+
+  it('holds its Redis connections under its name', async () => {
+    const list = (await redis.client('LIST')) as string;
+    expect(list).toMatch(/\bname=timer-service\S*/);
   });
 
   it('works every deadline group: a deadline of each becomes an intent on its table’s shard stream', async () => {
@@ -125,6 +152,9 @@ describe('the timer-service as its module wires it (real Redis)', () => {
     expect(timer.shutdown()).toBe(shutdown);
     await shutdown;
     expect(timer.worker.running).toBe(false);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 20, msg: 'timer-service connections closed' }),
+    );
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
   });
 });
