@@ -74,7 +74,7 @@ describe('SocketHub edges: the heartbeat', () => {
     rig.clock.t += 2_500;
     await sleep(150);
     expect(socket.pings).toBe(0);
-    await waitFor(() => socket.pings === 1, 5000, 'the ping on the next tick');
+    await waitFor(() => socket.pings === 1, 2000, 'the ping on the next tick');
   });
 
   it('a heartbeat that fails is logged and the next tick runs', async () => {
@@ -84,11 +84,11 @@ describe('SocketHub edges: the heartbeat', () => {
     rig.clock.now = () => {
       throw new Error('no clock');
     };
-    await waitFor(() => rig.logged('socket heartbeat failed').length > 0, 3000, 'the failure logged');
+    await waitFor(() => rig.logged('socket heartbeat failed').length > 0, 1500, 'the failure logged');
     rig.clock.now = now;
     expect(rig.logged('socket heartbeat failed')[0]).toMatchObject({ level: 50 });
     rig.clock.t += 100;
-    await waitFor(() => socket.pings === 1, 3000, 'a ping after the failure');
+    await waitFor(() => socket.pings === 1, 1500, 'a ping after the failure');
   });
 });
 
@@ -99,7 +99,7 @@ describe('SocketHub edges: bindings and the gateway sync', () => {
     const [old, next] = [newTableCode(), newTableCode()];
     const socket = rig.authed(ANN);
     socket.text({ type: 'join', id: 'j1', table: old });
-    await waitFor(() => views(socket).length === 1, 3000, 'the first view');
+    await waitFor(() => views(socket).length === 1, 1500, 'the first view');
     await suite.tableService.publishSeatEvent(suite.prefix, {
       tableId: old,
       seat: 1,
@@ -107,9 +107,9 @@ describe('SocketHub edges: bindings and the gateway sync', () => {
       view: viewFor(old, 1, ANN.id),
       cause: null,
     });
-    await waitFor(() => views(socket).includes(50), 3000, 'the seat event');
+    await waitFor(() => views(socket).includes(50), 1500, 'the seat event');
     socket.text({ type: 'join', id: 'j2', table: next });
-    await waitFor(() => views(socket).length === 3, 3000, "the new table's view");
+    await waitFor(() => views(socket).length === 3, 1500, "the new table's view");
     expect(views(socket)).toEqual([3, 50, 3]);
   });
 
@@ -124,7 +124,7 @@ describe('SocketHub edges: bindings and the gateway sync', () => {
     const [a, b] = [rig.authed(ANN), rig.authed(ANN)];
     a.text({ type: 'join', id: 'j1', table: newTableCode() });
     b.text({ type: 'join', id: 'j2', table: newTableCode() });
-    await waitFor(() => syncs.length === 2, 3000, 'both syncs');
+    await waitFor(() => syncs.length === 2, 1500, 'both syncs');
     await waitFor(() => a.framesOf('ack').length === 1 && b.framesOf('ack').length === 1);
     const [toA, toB] = syncs[0]!.connectionId === connId(rig, 1) ? syncs : [syncs[1]!, syncs[0]!];
     await suite.tableService.publishRaw(
@@ -136,7 +136,7 @@ describe('SocketHub edges: bindings and the gateway sync', () => {
       toB!.replyTo!,
       JSON.stringify(ok(toB!, 2, 1, viewJson(toB!.tableId, 1))),
     );
-    await waitFor(() => rig.logged('sync after join failed').length === 1, 3000, 'the failure logged');
+    await waitFor(() => rig.logged('sync after join failed').length === 1, 1500, 'the failure logged');
     expect(rig.logged('sync after join failed')[0]).toMatchObject({ level: 50, conn: connId(rig, 2) });
     expect(a.framesOf('view')).toEqual([]);
     expect(a.framesOf('error')).toEqual([]);

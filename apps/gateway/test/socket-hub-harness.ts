@@ -232,7 +232,7 @@ export async function hubRig(suite: HubSuite, options: RigOptions = {}) {
   const commands = options.everywhere ? suite.redis.open('socket-hub-test:cmd') : null;
   await waitFor(
     () => subscriber.status === 'ready' && (commands === null || commands.status === 'ready'),
-    3000,
+    1500,
     'the Redis connections ready',
   );
   const everywhere = commands
@@ -314,12 +314,12 @@ export async function received(suite: HubSuite, tableId: string, count: number):
       const got = suite.tableService.received.filter((e) => e.tableId === tableId);
       return got.length >= count ? got : null;
     },
-    3000,
+    1500,
     `${count} intents for ${tableId}`,
   );
 }
 
 /** Waits until the socket has `count` frames. */
 export function framesCount(socket: HubSocket, count: number, what = `${count} frames`): Promise<unknown> {
-  return waitFor(() => socket.sent.length >= count, 3000, what);
+  return waitFor(() => socket.sent.length >= count, 1500, what);
 }

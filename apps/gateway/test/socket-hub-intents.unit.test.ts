@@ -47,12 +47,12 @@ function seating(seat: number, version = 3): void {
 }
 const kinds = (envelopes: IntentEnvelope[]) => envelopes.map((e) => e.intent.kind);
 const until = (socket: HubSocket, probe: (frames: Record<string, unknown>[]) => boolean, what = 'frames') =>
-  waitFor(() => probe(socket.frames()), 3000, what);
+  waitFor(() => probe(socket.frames()), 1500, what);
 /** The answer (ack or error) to the client's frame `id`, once it came. */
 const acked = (socket: HubSocket, id: string) =>
   waitFor(
     () => socket.frames().find((f) => f['id'] === id && (f['type'] === 'ack' || f['type'] === 'error')),
-    3000,
+    1500,
     `the answer to ${id}`,
   );
 

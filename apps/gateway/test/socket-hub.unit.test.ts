@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterEach(() => drainRigs(suite));
 afterAll(() => stopHubSuite(suite));
 
-const closedOnce = (socket: HubSocket) => waitFor(() => socket.readyState === 3, 3000, 'the close event');
+const closedOnce = (socket: HubSocket) => waitFor(() => socket.readyState === 3, 1500, 'the close event');
 const connId = (rig: HubRig, n: number) => `${rig.config.gatewayId}:${rig.hub.epoch + n}`;
 
 describe('SocketHub: opening and hello', () => {
@@ -343,13 +343,13 @@ describe('SocketHub: the heartbeat', () => {
     await ticks();
     expect(socket.pings).toBe(0);
     rig.clock.t += 1;
-    await waitFor(() => socket.pings === 1, 3000, 'a ping');
+    await waitFor(() => socket.pings === 1, 1500, 'a ping');
     rig.clock.t += 199;
     await ticks();
     expect(socket.pings).toBe(1);
     expect(socket.terminated).toBe(0);
     rig.clock.t += 1;
-    await waitFor(() => socket.terminated === 1, 3000, 'the cut');
+    await waitFor(() => socket.terminated === 1, 1500, 'the cut');
     expect(rig.logged('socket dropped: no pong in time')).toEqual([
       expect.objectContaining({ conn: connId(rig, 1), player: ANN.id, waitedMs: 200 }),
     ]);
@@ -361,7 +361,7 @@ describe('SocketHub: the heartbeat', () => {
     const rig = await hubRig(suite, { env: beat });
     const socket = rig.open();
     rig.clock.t += 100;
-    await waitFor(() => socket.pings === 1, 3000, 'a ping');
+    await waitFor(() => socket.pings === 1, 1500, 'a ping');
     rig.clock.t += 150;
     socket.emit('pong', Buffer.alloc(0));
     rig.clock.t += 99;
@@ -369,7 +369,7 @@ describe('SocketHub: the heartbeat', () => {
     expect(socket.pings).toBe(1);
     expect(socket.terminated).toBe(0);
     rig.clock.t += 1;
-    await waitFor(() => socket.pings === 2, 3000, 'a second ping');
+    await waitFor(() => socket.pings === 2, 1500, 'a second ping');
   });
 
   it('a socket being closed is neither pinged nor cut', async () => {
@@ -468,7 +468,7 @@ describe('SocketHub: sockets per player', () => {
     await eventually(async () => (await here.commands!.zcard(key)) === 2);
     there.clock.t = here.clock.t + 1;
     there.authed(ANN);
-    await waitFor(() => oldest.closes.length === 1, 3000, 'the oldest closed');
+    await waitFor(() => oldest.closes.length === 1, 1500, 'the oldest closed');
     expect(oldest.last()).toMatchObject({ code: 'TOO_MANY_SOCKETS' });
     expect(next.closes).toEqual([]);
     await eventually(async () => !(await here.commands!.zrange(key, 0, -1)).includes(connId(here, 1)));
@@ -492,7 +492,7 @@ describe('SocketHub: sockets per player', () => {
     here.clock.t += 2;
     const third = here.authed(ANN);
     // Two sockets here (the limit), three in Redis: this gateway's oldest is closed.
-    await waitFor(() => mine.closes.length === 1, 3000, 'the oldest here closed');
+    await waitFor(() => mine.closes.length === 1, 1500, 'the oldest here closed');
     expect(mine.last()).toMatchObject({ code: 'TOO_MANY_SOCKETS' });
     expect(third.closes).toEqual([]);
   });
@@ -591,6 +591,6 @@ describe('SocketHub: closing and draining', () => {
     expect(stuck.terminated).toBe(1);
     expect(rig.hub.size).toBe(0);
     expect(rig.logged('socket closed')).toEqual([expect.objectContaining({ code: 1006 })]);
-    await waitFor(() => rig.commands!.status === 'end', 3000, 'the socket list connection quit');
+    await waitFor(() => rig.commands!.status === 'end', 1500, 'the socket list connection quit');
   });
 });
