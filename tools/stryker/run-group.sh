@@ -41,7 +41,7 @@ case "${1:-}" in
   timer) # The timer-service on real Redis (BullMQ).
     files=($M/src/deadline-worker.ts)
     suites=($M/test/timer-service.test.ts $M/test/deadline-upsert.test.ts $M/test/telemetry.test.ts
-      $M/test/deadline-worker-failures.test.ts) ;;
+      $M/test/deadline-worker-failures.test.ts $M/test/deadline-worker-errors.unit.test.ts $M/test/enqueued-late.test.ts) ;;
   lobby) # The table-service's lobby feed: the entries and updates of the pure suites, the publisher
     # on real Redis.
     files=($T/src/table/lobby-feed.ts)
@@ -102,7 +102,7 @@ case "${1:-}" in
     files=($T/src/transport/sharded-streams.server.ts $T/src/table-service.module.ts $T/src/table-app.ts
       $T/src/stores.module.ts $T/src/app.controllers.ts $T/src/intent-errors.filter.ts $T/src/metrics.ts)
     suites=($T/test/sharded-streams-server.unit.test.ts $T/test/intents-through-nest.test.ts
-      $T/test/table-service-module.unit.test.ts) ;;
+      $T/test/table-service-module.unit.test.ts $T/test/sharded-streams-spans.transport.test.ts) ;;
   http) # The gateway's HTTP API, history, errors, security headers, limits, health and metrics
     # endpoints (the controllers on a real Nest app, real Redis and Postgres).
     files=($G/src/http/api.controller.ts $G/src/http/history.controller.ts $G/src/http/errors.ts

@@ -324,6 +324,16 @@ describe('ShardedStreamsServer: shard consumers on real Redis streams', () => {
       () =>
         logged('the store did not say whether the change was written; the intent stays pending').length === 2,
     );
+    expect(
+      logged('the store did not say whether the change was written; the intent stays pending').map((l) => [
+        l.level,
+        l.intentId,
+        l.tableId,
+      ]),
+    ).toEqual([
+      [40, old.intentId, T0],
+      [40, fresh.intentId, T0],
+    ]);
     expect(await pending(0)).toBe(2);
     // `old` has waited 20 s as far as Redis knows; `fresh` just now.
     await admin.xclaim(names.intentStream(0), INTENT_GROUP, REPLICA, 0, oldId!, 'IDLE', 20_000, 'JUSTID');

@@ -35,8 +35,11 @@ const DEAD_GW = 'gwdead';
 
 describe('TableServiceModule through startTableService (real Postgres and Redis)', () => {
   const { logger, lines } = recordingLogger();
-  const now = Date.parse('2026-12-02T12:00:00Z');
-  /** The service's clock stands still: a deadline's delay is exactly its duration. */
+  /**
+   * The service's clock stands still, a day ahead: a deadline's delay is exactly its duration, and
+   * a table closed now is idle past ARCHIVE_AFTER_MS (1 ms) as Postgres's updated_at counts.
+   */
+  const now = Date.now() + 86_400_000;
   const clock: Clock = { now: () => now };
   let stores: TestStores;
   let service: TableServiceApp;
@@ -46,7 +49,8 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
   let queue: DeadlineQueue;
   let pg: Client;
   let databaseName: string;
-  const replyTo = 'test-module:replies';
+  /** This suite's own (pub/sub channels ignore the key prefix): set once the prefix is known. */
+  let replyTo = '';
   const replies: IntentReply[] = [];
   const messages: { channel: string; message: string }[] = [];
   let n = 0;
@@ -62,6 +66,7 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     player: string | null,
     intent: TableIntent,
     connectionId: string | null = null,
+    traceparent?: string,
   ): IntentEnvelope => ({
     intentId: `m${++n}`,
     tableId,
@@ -69,6 +74,7 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     connectionId,
     replyTo,
     sentAt: now,
+    ...(traceparent ? { traceparent } : {}),
     intent,
   });
   const answer = async (e: IntentEnvelope): Promise<IntentReply> => {
@@ -88,6 +94,8 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
   const players = [1, 2, 3, 4].map((i) => `00000000-0000-4000-8000-00000000000${i}`);
   const WATCHER = '00000000-0000-4000-8000-000000000009';
   /** A partnership table, opened by its host and joined by three more: playing. */
+  /** The sender's span of the last join (the gateway's ws.intent): the deadline job it causes carries it. */
+  const TRACE = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
   const openAndFill = async (tableId: string, connection: (seat: number) => string | null = () => null) => {
     const opened = await answer(
       envelope(
@@ -100,7 +108,15 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     expect(opened).toMatchObject({ ok: true, seat: 0 });
     for (let seat = 1; seat < 4; seat++)
       expect(
-        await answer(envelope(tableId, players[seat]!, { kind: 'join' }, connection(seat))),
+        await answer(
+          envelope(
+            tableId,
+            players[seat]!,
+            { kind: 'join' },
+            connection(seat),
+            seat === 3 ? TRACE : undefined,
+          ),
+        ),
       ).toMatchObject({
         ok: true,
         seat,
@@ -113,6 +129,7 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
   beforeAll(async () => {
     stores = await createTestStores('table_service_module');
     names = redisNames(stores.redisPrefix, SHARDS);
+    replyTo = `${stores.redisPrefix}:replies`;
     databaseName = new URL(stores.databaseUrl).pathname.slice(1);
     admin = createRedis(stores.redisUrl, `${stores.redisPrefix}:admin`);
     subscriber = createRedis(stores.redisUrl, `${stores.redisPrefix}:subscriber`);
@@ -134,6 +151,8 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
       PORT: '0',
       PRESENCE_SWEEP_MS: '100',
       GATEWAY_GONE_GRACE_MS: '0',
+      ARCHIVE_AFTER_MS: '1',
+      ARCHIVE_INTERVAL_MS: '100',
     });
     service = await startTableService(config, { logger, clock, defaultMetrics: false });
     await until('both shards', () => lines.filter((l) => l.msg === 'shard lease acquired').length === SHARDS);
@@ -185,6 +204,7 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     expect(job.data.tableId).toBe(PLAYING);
     expect(typeof job.data.key).toBe('string');
     expect(job.data.dueAt).toBeGreaterThan(now);
+    expect(job.data.traceparent).toBe(TRACE);
     // Due at the deadline's time, counted on the service's clock.
     expect(job.opts.delay).toBe(job.data.dueAt - now);
     await untilMetric('dominoes_intents_total{kind="create",outcome="applied"} 1');
@@ -240,14 +260,45 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     await untilMetric(`dominoes_owned_shards ${SHARDS}`);
     for (let i = 0; i < 100 && (await delayedOf(PLAYING)).length === 0; i++) await sleep(50);
     expect(await delayedOf(PLAYING)).toHaveLength(1);
-    expect(await answer(envelope(PLAYING, players[1]!, { kind: 'sync' }))).toMatchObject({
-      ok: true,
-      seat: 1,
-    });
+    const synced = await answer(envelope(PLAYING, players[1]!, { kind: 'sync' }));
+    expect(synced).toMatchObject({ ok: true, seat: 1 });
+    // The shard's watchers were read back from Redis: the watcher of the test above is counted.
+    expect(synced.ok && (JSON.parse(synced.view!) as { watchers: number }).watchers).toBe(1);
     await untilMetric('dominoes_active_tables{state="playing"} 1');
   });
 
-  it('shuts down once, however often asked: every shard given back, its port and its Postgres connections closed', async () => {
+  it('the archiver runs: a table closed (its waiting time ran out) is moved to the archive and forgotten', async () => {
+    const table = tableOf(1, 'GONE');
+    expect(
+      await answer(envelope(table, players[1]!, { kind: 'create', config: { variant: 'partnership' } })),
+    ).toMatchObject({ ok: true, seat: 0 });
+    let jobs = await delayedOf(table);
+    for (let i = 0; i < 50 && jobs.length === 0; i++) {
+      await sleep(20);
+      jobs = await delayedOf(table);
+    }
+    const { key, dueAt } = jobs[0]!.data;
+    expect(await answer(envelope(table, null, { kind: 'deadline', key, dueAt }))).toMatchObject({ ok: true });
+    const archived = async () =>
+      Number(
+        (
+          await pg.query<{ n: string }>('select count(*) as n from archive.game_tables where id = $1', [
+            table,
+          ])
+        ).rows[0]!.n,
+      );
+    for (let i = 0; i < 100 && (await archived()) === 0; i++) await sleep(50);
+    expect(await archived()).toBe(1);
+    expect((await pg.query('select id from game_tables where id = $1', [table])).rows).toEqual([]);
+    // Forgotten: not answered from memory, but looked up in Postgres, where it is no more.
+    expect(await answer(envelope(table, players[1]!, { kind: 'sync' }))).toMatchObject({
+      ok: false,
+      code: 'TABLE_NOT_FOUND',
+    });
+  });
+
+  it('shuts down once, however often asked: every shard given back, its port and its Postgres connections closed, the sweeps stopped', async () => {
+    const before = lines.length;
     const first = service.shutdown();
     expect(service.shutdown()).toBe(first);
     await first;
@@ -264,6 +315,10 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
         ).rows[0]!.n,
       );
     for (let i = 0; i < 50 && (await others()) > 0; i++) await sleep(20);
+    expect(await others()).toBe(0);
+    // A sweep still running (every 100 ms) would fail on the closed Redis, or open Postgres again.
+    await sleep(500);
+    expect(lines.slice(before).filter((l) => l.level >= 40)).toEqual([]);
     expect(await others()).toBe(0);
   });
 });
