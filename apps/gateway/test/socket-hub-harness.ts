@@ -157,6 +157,8 @@ export interface HubSuite {
   readonly redis: RedisConnections;
   /** The hubs the tests made, drained after each test. */
   readonly rigs: { readonly hub: SocketHub; readonly sockets: HubSocket[] }[];
+  /** The drains drainRigs started, awaited in stopHubSuite. */
+  readonly draining: Promise<void>[];
 }
 
 /** Starts the suite's stand-in table-service and intent client (beforeAll); `stopHubSuite` ends them. */
@@ -178,21 +180,26 @@ export async function startHubSuite(label: string): Promise<HubSuite> {
       DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
     }).shardMap,
   );
-  return { prefix, tableService, client, tables, redis: new RedisConnections(), rigs: [] };
+  return { prefix, tableService, client, tables, redis: new RedisConnections(), rigs: [], draining: [] };
 }
 
-/** Drains every hub the tests left open (afterEach). */
-export async function drainRigs(suite: HubSuite): Promise<void> {
+/**
+ * Drains every hub the tests left open (afterEach): its heartbeat stops at once; the rest of the
+ * drain (up to 2 s when a socket never closes, as when a close handler is broken) is awaited in
+ * afterAll only, not after each test.
+ */
+export function drainRigs(suite: HubSuite): void {
   for (const rig of suite.rigs.splice(0)) {
     // Sockets left half-closed by a test finish their close first: drain would wait 2 s for them.
     for (const socket of rig.sockets) socket.closed(1000);
-    await rig.hub.drain(0).catch(() => undefined);
+    suite.draining.push(rig.hub.drain(0).catch(() => undefined));
   }
 }
 
 export async function stopHubSuite(suite: HubSuite | undefined): Promise<void> {
   if (!suite) return;
-  await drainRigs(suite);
+  drainRigs(suite);
+  await Promise.all(suite.draining);
   await suite.client.close().catch(() => undefined);
   await suite.tableService.stop();
   await suite.tables.close();
