@@ -50,7 +50,8 @@ case "${1:-}" in
     # stale-watcher sweep on real Redis and Postgres (an engine harness); the registry on real Redis.
     files=($T/src/spectators/one-at-a-time.ts $T/src/spectators/stale-watchers.ts
       $T/src/spectators/table-spectators.ts $T/src/spectators/table-watchers.ts)
-    suites=($T/test/spectators.test.ts $T/test/table-watchers.test.ts $T/test/one-at-a-time.test.ts) ;;
+    suites=($T/test/spectators.test.ts $T/test/table-watchers.test.ts $T/test/one-at-a-time.test.ts
+      $T/test/spectators-sweeper.test.ts $T/test/spectators-edges.test.ts) ;;
   stale) # The stale-connection sweep on real Postgres and Redis (the half of `stores` not run).
     files=($T/src/presence/stale-connections.ts)
     suites=($T/test/stale-connections.test.ts) ;;

@@ -30,4 +30,26 @@ describe('OneAtATime', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(queue.size).toBe(0);
   });
+
+  it("a key's earlier work ending does not forget the work still queued after it: what is queued next still waits for that", async () => {
+    const queue = new OneAtATime();
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = queue.run('a', async () => order.push('a1'));
+    const second = queue.run('a', async () => {
+      await gate;
+      order.push('a2');
+    });
+    // a1 ended after a2 was queued: the key stays, with a2 its last work.
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queue.size).toBe(1);
+    const third = queue.run('a', async () => order.push('a3'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['a1']);
+    release();
+    await Promise.all([second, third]);
+    expect(order).toEqual(['a1', 'a2', 'a3']);
+  });
 });
