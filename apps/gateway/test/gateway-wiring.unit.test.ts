@@ -42,9 +42,6 @@ beforeAll(async () => {
   redis = createRedis(REDIS_URL, 'gateway-wiring-test');
   fake = new FakeTableService(prefix);
   await fake.start();
-  gateway = await startGateway(config, { logger, defaultMetrics: false });
-  base = `http://127.0.0.1:${gateway.port}`;
-  wsUrl = `ws://127.0.0.1:${gateway.port}/ws`;
 }, 30_000);
 
 afterAll(async () => {
@@ -63,6 +60,9 @@ async function open(options?: WebSocket.ClientOptions): Promise<RawSocket> {
   return socket;
 }
 
+/** The status message of the last refused upgrade. */
+let refusedWith: string | null = null;
+
 /** The upgrade's answer when it is refused (its HTTP status), or 101 when a socket opens. */
 function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -72,6 +72,7 @@ function upgradeStatus(url: string, headers: Record<string, string> = {}): Promi
       resolve(101);
     });
     ws.once('unexpected-response', (_req, res) => {
+      refusedWith = res.statusMessage ?? null;
       resolve(res.statusCode ?? 0);
       ws.terminate();
     });
@@ -96,14 +97,19 @@ async function metricsText(): Promise<string> {
 }
 
 describe('the gateway as its module wires it (real Redis and Postgres)', () => {
-  it('is live and ready: Redis and the one Postgres database answer', async () => {
+  // One test: the app starts inside it, so that the mutation run counts the module's code as this
+  // test's (started in a beforeAll it would be static, and not measured). Each step names what it proves.
+  const steps: [string, () => unknown][] = [];
+  const step = (name: string, check: () => unknown) => void steps.push([name, check]);
+
+  step('is live and ready: Redis and the one Postgres database answer', async () => {
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
   });
 
-  it('holds a named Redis connection of its own for each part', async () => {
+  step('holds a named Redis connection of its own for each part', async () => {
     const id = config.gatewayId;
     expect(await connectionsOfThisGateway()).toEqual(
       ['chat', 'chat-sub', 'heartbeat', 'limits', 'replies', 'sockets', 'views', 'writer'].map(
@@ -112,36 +118,45 @@ describe('the gateway as its module wires it (real Redis and Postgres)', () => {
     );
   });
 
-  it('accepts sockets on /ws from no origin, PUBLIC_URL’s and ALLOWED_ORIGINS’; another origin gets 403 before any socket, logged', async () => {
-    expect(await upgradeStatus(wsUrl)).toBe(101);
-    expect(await upgradeStatus(wsUrl, { origin: 'http://dominoes.test' })).toBe(101);
-    expect(await upgradeStatus(wsUrl, { origin: 'https://other.test' })).toBe(101);
-    expect(await upgradeStatus(wsUrl, { origin: 'https://evil.test' })).toBe(403);
-    const refused = logged('WebSocket upgrade refused: origin');
-    expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatchObject({
-      level: 30,
-      origin: 'https://evil.test',
-      remote: expect.stringContaining('127.0.0.1'),
-    });
-    await expect(upgradeStatus(`ws://127.0.0.1:${gateway.port}/elsewhere`)).rejects.toThrow();
-  });
+  step(
+    'accepts sockets on /ws from no origin, PUBLIC_URL’s and ALLOWED_ORIGINS’; another origin gets 403 before any socket, logged',
+    async () => {
+      expect(await upgradeStatus(wsUrl)).toBe(101);
+      expect(await upgradeStatus(wsUrl, { origin: 'http://dominoes.test' })).toBe(101);
+      expect(await upgradeStatus(wsUrl, { origin: 'https://other.test' })).toBe(101);
+      expect(await upgradeStatus(wsUrl, { origin: 'https://evil.test' })).toBe(403);
+      expect(refusedWith).toBe('Forbidden');
+      const refused = logged('WebSocket upgrade refused: origin');
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({
+        level: 30,
+        origin: 'https://evil.test',
+        remote: expect.stringContaining('127.0.0.1'),
+      });
+      await expect(upgradeStatus(`ws://127.0.0.1:${gateway.port}/elsewhere`)).rejects.toThrow();
+    },
+  );
 
-  it('closes a socket whose frame is over the max payload with 1009, the socket error logged at debug only', async () => {
-    const socket = await open();
-    socket.ws.send('x'.repeat(WS_MAX_PAYLOAD + 1));
-    expect((await socket.closed).code).toBe(1009);
-    await waitFor(() => logged('socket error').length > 0, 3000, 'the socket error');
-    expect(logged('socket error')[0]).toMatchObject({ level: 20, err: expect.stringMatching(/payload/i) });
-    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
-    // A frame just under the limit is the hub's to answer (not JSON: an error frame), and the socket stays.
-    const other = await open();
-    other.send('not json');
-    await other.next((f) => f['type'] === 'error');
-    expect(other.closeCode).toBeNull();
-  });
+  step(
+    'closes a socket whose frame is over the max payload with 1009, the socket error logged at debug only',
+    async () => {
+      const socket = await open();
+      socket.ws.send('x'.repeat(WS_MAX_PAYLOAD + 1));
+      expect((await socket.closed).code).toBe(1009);
+      // The adapter's own line (the hub logs the socket's error too, with its connection id).
+      const adapterLine = () => logged('socket error').find((l) => !('conn' in l));
+      await waitFor(adapterLine, 3000, 'the socket error');
+      expect(adapterLine()).toMatchObject({ level: 20, err: expect.stringMatching(/payload/i) });
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+      // A frame just under the limit is the hub's to answer (not JSON: an error frame), and the socket stays.
+      const other = await open();
+      other.send('not json');
+      await other.next((f) => f['type'] === 'error');
+      expect(other.closeCode).toBeNull();
+    },
+  );
 
-  it('answers a ping once (the hub does, through its rate limit; ws itself does not)', async () => {
+  step('answers a ping once (the hub does, through its rate limit; ws itself does not)', async () => {
     const socket = await open();
     let pongs = 0;
     socket.ws.on('pong', () => (pongs += 1));
@@ -152,7 +167,7 @@ describe('the gateway as its module wires it (real Redis and Postgres)', () => {
     expect(pongs).toBe(1);
   });
 
-  it('writes its heartbeat: its epoch with the TTL, written again every interval', async () => {
+  step('writes its heartbeat: its epoch with the TTL, written again every interval', async () => {
     const key = names.gatewayAlive(config.gatewayId);
     expect(await redis.get(key)).toBe(String(gateway.hub.epoch));
     const ttl = await redis.pttl(key);
@@ -162,53 +177,59 @@ describe('the gateway as its module wires it (real Redis and Postgres)', () => {
     await eventually(async () => (await redis.get(key)) === String(gateway.hub.epoch), 3000, 'the next beat');
   });
 
-  it('sends intents on the shard streams with replies on its own channel, its connection ids under its id', async () => {
-    const { token } = await identity(base, 'Ana');
-    const socket = await open();
-    expect(await socket.hello(token)).toMatchObject({ type: 'welcome' });
-    socket.send({ type: 'join', id: 'j1', table: 'KQ7MZPR2T4VW' });
-    await socket.next((f) => f['type'] === 'ack');
-    const join = fake.received.find((e) => e.intent.kind === 'join')!;
-    expect(join.replyTo).toBe(names.replyChannel(config.gatewayId));
-    expect(join.connectionId!.startsWith(`${config.gatewayId}:`)).toBe(true);
-  });
+  step(
+    'sends intents on the shard streams with replies on its own channel, its connection ids under its id',
+    async () => {
+      const { token } = await identity(base, 'Ana');
+      const socket = await open();
+      expect(await socket.hello(token)).toMatchObject({ type: 'welcome' });
+      socket.send({ type: 'join', id: 'j1', table: 'KQ7MZPR2T4VW' });
+      await socket.next((f) => f['type'] === 'ack');
+      const join = fake.received.find((e) => e.intent.kind === 'join')!;
+      expect(join.replyTo).toBe(names.replyChannel(config.gatewayId));
+      expect(join.connectionId!.startsWith(`${config.gatewayId}:`)).toBe(true);
+    },
+  );
 
-  it('counts a player’s sockets on every gateway in Redis: tells another gateway to close its oldest, and closes its own when told', async () => {
-    const { token, playerId } = await identity(base, 'Bea');
-    const key = names.playerSockets(playerId);
-    await redis.zadd(key, 1, 'gw-other:1');
-    const control = createRedis(REDIS_URL, 'gateway-wiring-control');
-    const heard: string[] = [];
-    try {
-      await control.subscribe(names.gatewayControl('gw-other'));
-      control.on('message', (_c: string, m: string) => heard.push(m));
-      const first = await open();
-      expect(await first.hello(token)).toMatchObject({ type: 'welcome' });
-      const second = await open();
-      expect(await second.hello(token)).toMatchObject({ type: 'welcome' });
-      await waitFor(() => heard.length > 0, 3000, 'the control message');
-      const told: GatewayControl = { kind: 'too-many-sockets', connectionId: 'gw-other:1', max: 2 };
-      expect(JSON.parse(heard[0]!)).toEqual(told);
-      const mine = await redis.zrange(key, 0, -1);
-      expect(mine).toHaveLength(2);
-      expect(mine.every((id) => id.startsWith(`${config.gatewayId}:`))).toBe(true);
+  step(
+    'counts a player’s sockets on every gateway in Redis: tells another gateway to close its oldest, and closes its own when told',
+    async () => {
+      const { token, playerId } = await identity(base, 'Bea');
+      const key = names.playerSockets(playerId);
+      await redis.zadd(key, 1, 'gw-other:1');
+      const control = createRedis(REDIS_URL, 'gateway-wiring-control');
+      const heard: string[] = [];
+      try {
+        await control.subscribe(names.gatewayControl('gw-other'));
+        control.on('message', (_c: string, m: string) => heard.push(m));
+        const first = await open();
+        expect(await first.hello(token)).toMatchObject({ type: 'welcome' });
+        const second = await open();
+        expect(await second.hello(token)).toMatchObject({ type: 'welcome' });
+        await waitFor(() => heard.length > 0, 3000, 'the control message');
+        const told: GatewayControl = { kind: 'too-many-sockets', connectionId: 'gw-other:1', max: 2 };
+        expect(JSON.parse(heard[0]!)).toEqual(told);
+        const mine = await redis.zrange(key, 0, -1);
+        expect(mine).toHaveLength(2);
+        expect(mine.every((id) => id.startsWith(`${config.gatewayId}:`))).toBe(true);
 
-      // Told on its own control channel (as another gateway would): its oldest socket is closed.
-      await redis.publish(
-        names.gatewayControl(config.gatewayId),
-        JSON.stringify({ kind: 'too-many-sockets', connectionId: mine[0], max: 2 }),
-      );
-      expect((await first.closed).code).toBe(1008);
-      expect(first.frames).toContainEqual(
-        expect.objectContaining({ type: 'error', code: 'TOO_MANY_SOCKETS' }),
-      );
-      expect(second.closeCode).toBeNull();
-    } finally {
-      await control.quit();
-    }
-  });
+        // Told on its own control channel (as another gateway would): its oldest socket is closed.
+        await redis.publish(
+          names.gatewayControl(config.gatewayId),
+          JSON.stringify({ kind: 'too-many-sockets', connectionId: mine[0], max: 2 }),
+        );
+        expect((await first.closed).code).toBe(1008);
+        expect(first.frames).toContainEqual(
+          expect.objectContaining({ type: 'error', code: 'TOO_MANY_SOCKETS' }),
+        );
+        expect(second.closeCode).toBeNull();
+      } finally {
+        await control.quit();
+      }
+    },
+  );
 
-  it('serves its metrics, by name, on METRICS_PORT only', async () => {
+  step('serves its metrics, by name, on METRICS_PORT only', async () => {
     const text = await metricsText();
     expect(text.split('\n').filter((l) => l.startsWith('# HELP'))).toEqual([
       '# HELP dominoes_open_sockets WebSockets open on this gateway',
@@ -244,26 +265,43 @@ describe('the gateway as its module wires it (real Redis and Postgres)', () => {
     expect((await fetch(`${base}/metrics`)).status).toBe(404);
   });
 
-  it('shutdown drains the sockets (reconnect, 1012), deletes the heartbeat and releases every connection and port', async () => {
-    const socket = await open();
-    const shutdown = gateway.shutdown();
-    expect(gateway.shutdown()).toBe(shutdown);
-    await shutdown;
-    expect((await socket.closed).code).toBe(1012);
-    expect(socket.frames).toContainEqual({ type: 'reconnect', afterMs: 1000 });
-    expect(await redis.exists(names.gatewayAlive(config.gatewayId))).toBe(0);
-    await eventually(
-      async () => (await connectionsOfThisGateway()).length === 0,
-      3000,
-      'the connections closed',
-    );
-    await expect(fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).rejects.toThrow();
-    await expect(fetch(`${base}/health/live`)).rejects.toThrow();
-    // In order: the sockets drained, then the stores closed.
-    const drained = lines.findIndex((l) => l.msg === 'sockets drained');
-    const closed = lines.findIndex((l) => l.msg === 'gateway connections closed');
-    expect(drained).toBeGreaterThanOrEqual(0);
-    expect(closed).toBeGreaterThan(drained);
-    expect(lines[closed]!.level).toBe(20);
-  });
+  step(
+    'shutdown drains the sockets (reconnect, 1012), deletes the heartbeat and releases every connection and port',
+    async () => {
+      const socket = await open();
+      const shutdown = gateway.shutdown();
+      expect(gateway.shutdown()).toBe(shutdown);
+      await shutdown;
+      expect((await socket.closed).code).toBe(1012);
+      expect(socket.frames).toContainEqual({ type: 'reconnect', afterMs: 1000 });
+      expect(await redis.exists(names.gatewayAlive(config.gatewayId))).toBe(0);
+      await eventually(
+        async () => (await connectionsOfThisGateway()).length === 0,
+        3000,
+        'the connections closed',
+      );
+      await expect(fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).rejects.toThrow();
+      await expect(fetch(`${base}/health/live`)).rejects.toThrow();
+      // In order: the sockets drained, then the stores closed.
+      const drained = lines.findIndex((l) => l.msg === 'sockets drained');
+      const closed = lines.findIndex((l) => l.msg === 'gateway connections closed');
+      expect(drained).toBeGreaterThanOrEqual(0);
+      expect(closed).toBeGreaterThan(drained);
+      expect(lines[closed]!.level).toBe(20);
+    },
+  );
+
+  it(`starts, then: ${steps.map(([name]) => name).join('; ')}`, async () => {
+    gateway = await startGateway(config, { logger, defaultMetrics: false });
+    base = `http://127.0.0.1:${gateway.port}`;
+    wsUrl = `ws://127.0.0.1:${gateway.port}/ws`;
+    for (const [name, check] of steps) {
+      try {
+        await check();
+      } catch (error) {
+        if (error instanceof Error) error.message = `${name}: ${error.message}`;
+        throw error;
+      }
+    }
+  }, 120_000);
 });
