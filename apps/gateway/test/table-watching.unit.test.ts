@@ -294,6 +294,17 @@ describe('TableWatching: a new watch, a sync, an unwatch', () => {
     ]);
   });
 
+  it("a socket that watched nothing starts from no version too: a seat's later views do not hide a table's first view (version 0)", async () => {
+    const { watching } = watchRig();
+    const { conn, socket } = fakeConnection('gw-n:6', player);
+    conn.lastVersion = 40; // the last view of the seat it left
+    tableService.respond = accept(0);
+    const table = newTableCode();
+    await watching.watch(conn, 'w', table);
+    expect(socket.frames()).toEqual([frameOf(0, 7_000_000, table), { type: 'ack', id: 'w', version: 0 }]);
+    expect(conn.lastVersion).toBe(0);
+  });
+
   it('watches replaced before they were asked: each answered NOT_ALLOWED_NOW, never asked of the table-service, no unwatch sent for them', async () => {
     const { watching, asked } = watchRig();
     tableService.respond = accept(1);
