@@ -6,6 +6,7 @@ import { LobbyReader, lobbyTableOf } from '../src/lobby/lobby-reader';
 import { newTableCode } from '../src/lobby/table-opener';
 import { readOnlyPool } from '../src/tables/read-only-pool';
 import { playersBySeat, TableReader } from '../src/tables/table-reader';
+import { eventually } from './support';
 
 /**
  * The gateway's readers on a real Postgres database of this suite, through libs/platform's store on
@@ -333,14 +334,27 @@ describe('LobbyReader (real Postgres)', () => {
     }
   });
 
-  it('shutting down twice does not throw', async () => {
+  it("closing a reader ends its pool's sessions on Postgres; closing it twice does not throw", async () => {
+    const sessions = async () =>
+      Number(
+        (
+          await pg.query(
+            'select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+          )
+        ).rows[0].count,
+      );
+    const before = await sessions();
     const reader = new LobbyReader(shardMap);
     await reader.snapshot(me);
+    expect(await sessions()).toBeGreaterThan(before);
     await reader.onApplicationShutdown();
+    await eventually(async () => (await sessions()) === before, 3000, "the lobby reader's sessions ended");
     await expect(reader.onApplicationShutdown()).resolves.toBeUndefined();
     const again = new TableReader(shardMap);
-    await again.summary(newTableCode());
+    await again.summary(await seed());
+    expect(await sessions()).toBeGreaterThan(before);
     await again.close();
+    await eventually(async () => (await sessions()) === before, 3000, "the table reader's sessions ended");
     await expect(again.close()).resolves.toBeUndefined();
   });
 });
