@@ -86,7 +86,10 @@ describe('SocketHub edges: the heartbeat', () => {
     };
     await waitFor(() => rig.logged('socket heartbeat failed').length > 0, 1500, 'the failure logged');
     rig.clock.now = now;
-    expect(rig.logged('socket heartbeat failed')[0]).toMatchObject({ level: 50 });
+    expect(rig.logged('socket heartbeat failed')[0]).toMatchObject({
+      level: 50,
+      err: expect.objectContaining({ message: 'no clock' }),
+    });
     rig.clock.t += 100;
     await waitFor(() => socket.pings === 1, 1500, 'a ping after the failure');
   });
