@@ -120,6 +120,11 @@ describe('the rows the table store writes, on a real Postgres', () => {
       deadlineAt: new Date(61_000),
     });
     expect(await store.load('ROWS12')).toEqual({ ...o.table, version: 0, recentIntents: [] });
+    // The snapshot the insert wrote: version 0 and no intent ids of its own (decision 0022).
+    const [snapshot] = await prisma.$queryRawUnsafe<{ state: TableState }[]>(
+      "select state from game_tables where id = 'ROWS12'",
+    );
+    expect(snapshot!.state).toMatchObject({ version: 0, recentIntents: [] });
     expect(await prisma.tableAction.count({ where: { tableId: 'ROWS12' } })).toBe(0);
   });
 
