@@ -97,7 +97,8 @@ case "${1:-}" in
     # sockets with real Redis (the seat router, the intent streams, a table-service's answers faked on
     # the stream's far side).
     files=($G/src/ws/socket-hub.ts)
-    suites=($G/test/socket-hub.unit.test.ts $G/test/socket-hub-intents.unit.test.ts $G/test/socket-hub-edges.unit.test.ts) ;;
+    suites=($G/test/socket-hub.unit.test.ts $G/test/socket-hub-intents.unit.test.ts $G/test/socket-hub-edges.unit.test.ts
+      $G/test/socket-hub-trace.unit.test.ts) ;;
   transport) # The table-service's shard transport on real Redis streams, and its wiring (the Nest
     # module, the app, the controllers and filter, the metrics).
     files=($T/src/transport/sharded-streams.server.ts $T/src/table-service.module.ts $T/src/table-app.ts

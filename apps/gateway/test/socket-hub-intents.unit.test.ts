@@ -638,6 +638,8 @@ describe('SocketHub: talk and the lobby frames', () => {
     expect(socket.frames().filter((f) => f['type'] === 'ack')).toEqual([
       { type: 'ack', id: 'q1', version: 2 },
     ]);
+    // The lobby found no table for q0: nothing is joined, nothing is answered by the hub.
+    expect(socket.frames().filter((f) => f['id'] === 'q0')).toEqual([]);
     rig.lobby!.quickPlayResult = () => Promise.reject(new Error('pg down'));
     socket.text({ type: 'quickPlay', id: 'q2', variant: 'draw' });
     expect(await acked(socket, 'q2')).toEqual({
