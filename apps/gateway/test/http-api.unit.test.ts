@@ -518,6 +518,16 @@ describe('GET /api/matches', () => {
     },
   );
 
+  it('a page that is not one string (a repeated key, as a parser may give it) is a 400, even ["5"]', async () => {
+    const history = gateway.app.get(HistoryController);
+    for (const page of [['5'], ['1', '2'], 5])
+      await expect(history.matches(bearer(), page)).rejects.toMatchObject({
+        status: 400,
+        code: 'INVALID_MESSAGE',
+      });
+    await expect(history.matches(bearer(), '5')).resolves.toMatchObject({ page: 5 });
+  });
+
   it('no token is a 401, before the page is looked at', async () => {
     expect(await call('GET', '/api/matches?page=x')).toMatchObject(refusal(401, 'UNAUTHENTICATED'));
   });
@@ -678,6 +688,7 @@ describe('the controllers on a database that does not answer', () => {
     };
     expect(await refusalOf(history.matches(bearer(), undefined))).toEqual(unavailable);
     expect(logged('match list: Postgres failed')).toHaveLength(1);
+    expect(logged('match list: Postgres failed')[0]).toHaveProperty('err');
     const from = freshAddress();
     for (let i = 0; i < LIMIT + 1; i++)
       expect(await refusalOf(history.replay(request(from), `${DONE}-1`))).toEqual(unavailable);
