@@ -117,7 +117,12 @@ describe('ShardedStreamsServer: shard consumers on real Redis streams', () => {
       const pipeline = realPipeline(...args);
       if (failPipelines > 0) {
         failPipelines--;
-        pipeline.exec = () => Promise.resolve([[new Error('Connection is closed.'), null]]);
+        // Results as of a reply published and an ack that failed (nothing is sent): the error is the second.
+        pipeline.exec = () =>
+          Promise.resolve([
+            [null, 1],
+            [new Error('Connection is closed.'), null],
+          ]);
       }
       return pipeline;
     }) as Redis['pipeline'];

@@ -272,6 +272,8 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     expect(
       await answer(envelope(table, players[1]!, { kind: 'create', config: { variant: 'partnership' } })),
     ).toMatchObject({ ok: true, seat: 0 });
+    // Two waiting tables held now (this one and the one of the sweeps test): each counted.
+    await untilMetric('dominoes_active_tables{state="waiting"} 2');
     let jobs = await delayedOf(table);
     for (let i = 0; i < 50 && jobs.length === 0; i++) {
       await sleep(20);
