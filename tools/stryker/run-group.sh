@@ -104,7 +104,8 @@ case "${1:-}" in
     files=($T/src/transport/sharded-streams.server.ts $T/src/table-service.module.ts $T/src/table-app.ts
       $T/src/stores.module.ts $T/src/app.controllers.ts $T/src/intent-errors.filter.ts $T/src/metrics.ts)
     suites=($T/test/sharded-streams-server.unit.test.ts $T/test/intents-through-nest.test.ts
-      $T/test/table-service-module.unit.test.ts $T/test/sharded-streams-spans.transport.test.ts) ;;
+      $T/test/table-service-module.unit.test.ts $T/test/sharded-streams-spans.transport.test.ts
+      $T/test/table-service-metrics.unit.test.ts) ;;
   http) # The gateway's HTTP API, history, errors, security headers, limits, health and metrics
     # endpoints (the controllers on a real Nest app, real Redis and Postgres).
     files=($G/src/http/api.controller.ts $G/src/http/history.controller.ts $G/src/http/errors.ts

@@ -1,4 +1,5 @@
 import { ServiceMetrics } from '@dominoes/platform';
+import { TableStatusSchema } from '@dominoes/protocol';
 import type { EngineMetrics } from './table/table-engine';
 import type { TableState } from './table/table-state';
 
@@ -16,8 +17,9 @@ export class TableServiceMetrics extends ServiceMetrics implements EngineMetrics
   /** The gauges read on each scrape: the tables this replica holds, and its shards. */
   watch(tables: () => Iterable<TableState>, ownedShards: () => number): void {
     this.gauge('dominoes_active_tables', 'Tables this replica holds, by state.', ['state'], (gauge) => {
-      const counts: Record<string, number> = { waiting: 0, playing: 0, finished: 0 };
-      for (const t of tables()) counts[t.status] = (counts[t.status] ?? 0) + 1;
+      // Every state from 0, each scrape: a state no table is in any more reads 0, not its last count.
+      const counts = Object.fromEntries(TableStatusSchema.options.map((state) => [state, 0]));
+      for (const t of tables()) counts[t.status] += 1;
       for (const [state, n] of Object.entries(counts)) gauge.set({ state }, n);
     });
     this.gauge('dominoes_owned_shards', 'Shards this replica holds the lease of.', [], (gauge) =>
