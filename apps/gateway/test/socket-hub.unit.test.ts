@@ -428,6 +428,8 @@ describe('SocketHub: sockets per player', () => {
     rig.authed(ANN);
     rig.authed(ANN);
     expect(rig.hub.size).toBe(3);
+    // Only the third (the oldest of the three open) was evicted: the closed ones were not counted.
+    expect(await rig.refused('TOO_MANY_SOCKETS')).toBe(1);
   });
 
   it("evictSocket closes one of this gateway's authenticated sockets by id, and nothing else", async () => {
@@ -443,6 +445,7 @@ describe('SocketHub: sockets per player', () => {
     expect(ann.last()).toMatchObject({ code: 'TOO_MANY_SOCKETS' });
     rig.hub.evictSocket(connId(rig, 2));
     expect(ann.framesOf('error')).toHaveLength(1);
+    expect(await rig.refused('TOO_MANY_SOCKETS')).toBe(1);
   });
 
   it("on real Redis: each authenticated socket is listed on its player's set, and taken off when it closes", async () => {
