@@ -48,11 +48,7 @@ export class GatewayModule {
           // The intent transport: XADD to the table's shard stream, replies on this gateway's channel.
           provide: INTENTS_CLIENT,
           useFactory: () =>
-            new ShardedStreamsClient({
-              redisUrl: config.redisUrl,
-              redisClusterNodes: config.redisClusterNodes,
-              prefix: config.redisPrefix,
-              shards: config.tableShards,
+            ShardedStreamsClient.forService(config, {
               replyChannel: names.replyChannel(config.gatewayId),
               replyTimeoutMs: config.replyTimeoutMs,
               intentExpiryMs: config.intentExpiryMs,

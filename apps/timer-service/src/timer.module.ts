@@ -26,11 +26,7 @@ export class TimerModule {
           // The same transport the gateway uses; the timer only emits (no reply channel).
           provide: ShardedStreamsClient,
           useFactory: () =>
-            new ShardedStreamsClient({
-              redisUrl: config.redisUrl,
-              redisClusterNodes: config.redisClusterNodes,
-              prefix: config.redisPrefix,
-              shards: config.tableShards,
+            ShardedStreamsClient.forService(config, {
               replyChannel: null,
               connectionName: 'timer-service',
             }),

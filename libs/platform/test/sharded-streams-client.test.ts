@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { IntentEnvelopeSchema, redisNames, type IntentEnvelope } from '@dominoes/protocol';
+import { IntentEnvelopeSchema, redisNames, shardOf, type IntentEnvelope } from '@dominoes/protocol';
 import { createRedis, type Redis } from '../src/redis';
 import { ShardedStreamsClient } from '../src/transport/sharded-streams.client';
 import { TestRedisServer } from '../../../e2e/src/redis-server';
@@ -205,4 +205,34 @@ describe('the intent client when Redis stalls for less than the expiry (found by
       await redis.stop();
     }
   }, 30_000);
+});
+
+describe("the intent client of a service's configuration (forService)", () => {
+  it("sends to the configuration's prefix and shard count, with the options given (here: no reply channel)", async () => {
+    const prefix = `test_client_cfg_${randomBytes(4).toString('hex')}`;
+    const shards = 3;
+    const names = redisNames(prefix, shards);
+    const admin = createRedis(REDIS_URL, `${prefix}:admin`);
+    const client = ShardedStreamsClient.forService(
+      { redisUrl: REDIS_URL, redisClusterNodes: [], redisPrefix: prefix, tableShards: shards },
+      { replyChannel: null, connectionName: `${prefix}:emitter` },
+    );
+    try {
+      const tableIds = ['K7M2QX', 'A2B3C4', 'ZZZZZZ', 'QWERTY', 'M4N5P6', 'T7V8W9'];
+      for (const [i, tableId] of tableIds.entries()) {
+        await client.dispatch({ ...syncIntent(`cfg:${i}`), tableId });
+      }
+      for (const [i, tableId] of tableIds.entries()) {
+        const entries = await admin.xrange(names.intentStream(shardOf(tableId, shards)), '-', '+');
+        const ids = entries.map(([, fields]) => IntentEnvelopeSchema.parse(JSON.parse(fields[1]!)).intentId);
+        expect(ids).toContain(`cfg:${i}`);
+      }
+      // No reply channel: a request fails at once instead of waiting for a reply nobody will send.
+      await expect(client.request(syncIntent('cfg:request'))).rejects.toThrow();
+    } finally {
+      await client.close();
+      await admin.del(...[0, 1, 2].map((shard) => names.intentStream(shard)));
+      admin.disconnect();
+    }
+  });
 });

@@ -11,6 +11,7 @@ import {
   type IntentReply,
 } from '@dominoes/protocol';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
+import type { BaseConfig } from '../config';
 import { createRedis, subscriberOf, type RedisClient } from '../redis';
 
 export const DEFAULT_REPLY_TIMEOUT_MS = 10_000;
@@ -133,6 +134,20 @@ export class ShardedStreamsClient extends ClientProxy {
   /** Since when the writer has not answered (a command timed out), until a PING gets through. */
   private stalledSince: number | null = null;
   private probing = false;
+
+  /** A service's client: its Redis (one, or a cluster), prefix and shard count from its configuration. */
+  static forService(
+    config: Pick<BaseConfig, 'redisUrl' | 'redisClusterNodes' | 'redisPrefix' | 'tableShards'>,
+    options: Omit<ShardedStreamsClientOptions, 'redisUrl' | 'redisClusterNodes' | 'prefix' | 'shards'>,
+  ): ShardedStreamsClient {
+    return new ShardedStreamsClient({
+      redisUrl: config.redisUrl,
+      redisClusterNodes: config.redisClusterNodes,
+      prefix: config.redisPrefix,
+      shards: config.tableShards,
+      ...options,
+    });
+  }
 
   constructor(private readonly options: ShardedStreamsClientOptions) {
     super();
