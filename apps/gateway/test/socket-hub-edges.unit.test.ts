@@ -1,42 +1,26 @@
-import type { IntentEnvelope, IntentReply } from '@dominoes/protocol';
+import type { IntentEnvelope } from '@dominoes/protocol';
 import { newTableCode } from '../src/lobby/table-opener';
 import {
   ANN,
-  drainRigs,
+  answers,
+  connId,
   hubRig,
+  hubSuite,
+  ok,
   received,
-  startHubSuite,
-  stopHubSuite,
-  type HubRig,
-  type HubSocket,
-  type HubSuite,
+  seatEvent,
+  viewJson,
 } from './socket-hub-harness';
-import { eventually, sleep, viewFor, waitFor } from './support';
+import type { HubSocket } from './socket-hub-harness';
+import { eventually, sleep, waitFor } from './support';
 
 /**
  * The socket hub's edges, on fake ws sockets and real Redis: a socket evicted while it is still
  * closing, an eviction asked twice (here and by Redis), the heartbeat's tick, a binding's views
  * after a move, the gateway's own sync refused or failing, and a watching socket closing.
  */
-let suite: HubSuite;
-beforeAll(async () => {
-  suite = await startHubSuite('socket_hub_edges');
-});
-afterEach(() => drainRigs(suite));
-afterAll(() => stopHubSuite(suite));
-
-const connId = (rig: HubRig, n: number) => `${rig.config.gatewayId}:${rig.hub.epoch + n}`;
-const viewJson = (table: string, seat: number) => JSON.stringify(viewFor(table, seat, ANN.id));
-const ok = (e: IntentEnvelope, version: number | null, seat: number | null, view?: string): IntentReply =>
-  view === undefined
-    ? { ok: true, intentId: e.intentId, version, seat }
-    : { ok: true, intentId: e.intentId, version, seat, view };
-const answer = (by: (e: IntentEnvelope) => IntentReply | null) => {
-  suite.tableService.respond = by;
-};
-/** Joins seat `seat`; each sync answers the seat's view at `version`. */
-const seating = (seat: number, version: number) =>
-  answer((e) => ok(e, version, seat, e.intent.kind === 'sync' ? viewJson(e.tableId, seat) : undefined));
+const suite = hubSuite('socket_hub_edges');
+const { answer, seating } = answers(suite);
 const views = (socket: HubSocket) => socket.framesOf('view').map((f) => f['version']);
 
 describe('SocketHub edges: eviction', () => {
@@ -103,13 +87,7 @@ describe('SocketHub edges: bindings and the gateway sync', () => {
     const socket = rig.authed(ANN);
     socket.text({ type: 'join', id: 'j1', table: old });
     await waitFor(() => views(socket).length === 1, 1500, 'the first view');
-    await suite.tableService.publishSeatEvent(suite.prefix, {
-      tableId: old,
-      seat: 1,
-      version: 50,
-      view: viewFor(old, 1, ANN.id),
-      cause: null,
-    });
+    await seatEvent(suite, old, 1, 50);
     await waitFor(() => views(socket).includes(50), 1500, 'the seat event');
     socket.text({ type: 'join', id: 'j2', table: next });
     await waitFor(() => views(socket).length === 3, 1500, "the new table's view");

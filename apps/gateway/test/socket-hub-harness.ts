@@ -29,6 +29,7 @@ import {
   TEST_SECRET,
   testConfig,
   uniquePrefix,
+  viewFor,
   waitFor,
 } from './support';
 import { RedisConnections, SOCKET_STATE, TestClock } from './unit-fakes';
@@ -206,6 +207,27 @@ export async function stopHubSuite(suite: HubSuite | undefined): Promise<void> {
   await suite.redis.closeAll();
 }
 
+/**
+ * A suite's hooks in one call: starts the suite beforeAll (after `around.start`), drains its rigs
+ * afterEach, stops it afterAll (then `around.stop`). The suite returned is filled in by beforeAll.
+ */
+export function hubSuite(
+  label: string,
+  around: { start?: () => void; stop?: () => Promise<void> } = {},
+): HubSuite {
+  const suite = {} as HubSuite;
+  beforeAll(async () => {
+    around.start?.();
+    Object.assign(suite, await startHubSuite(label));
+  });
+  afterEach(() => drainRigs(suite));
+  afterAll(async () => {
+    await stopHubSuite('client' in suite ? suite : undefined);
+    await around.stop?.();
+  });
+  return suite;
+}
+
 export const ANN = { id: '00000000-0000-4000-8000-0000000000a1', name: 'Ann' };
 export const BOB = { id: '00000000-0000-4000-8000-0000000000b2', name: 'Bob' };
 
@@ -313,6 +335,55 @@ export async function hubRig(suite: HubSuite, options: RigOptions = {}) {
 }
 
 export type HubRig = Awaited<ReturnType<typeof hubRig>>;
+
+/** The id of the rig's `n`th socket (ids count up from the hub's boot epoch). */
+export const connId = (rig: HubRig, n: number) => `${rig.config.gatewayId}:${rig.hub.epoch + n}`;
+/** ANN's view of `table` from `seat`, as the table-service's JSON. */
+export const viewJson = (table: string, seat: number) => JSON.stringify(viewFor(table, seat, ANN.id));
+/** A reply that accepted `e` at `version` for `seat`, with `view` when given. */
+export const ok = (
+  e: IntentEnvelope,
+  version: number | null,
+  seat: number | null,
+  view?: string,
+): IntentReply =>
+  view === undefined
+    ? { ok: true, intentId: e.intentId, version, seat }
+    : { ok: true, intentId: e.intentId, version, seat, view };
+/** The error frame a client gets for its frame `id`. */
+export const errorFrame = (id: string | null, code: string, message: string) => ({
+  type: 'error',
+  id,
+  code,
+  message,
+});
+/** The error frame of a frame whose handling failed on the server. */
+export const internalError = (id: string) =>
+  errorFrame(id, 'INTERNAL', 'Something went wrong on the server.');
+
+/**
+ * The stand-in table-service's answers: `answer` by the intent (as the test says); `seating` seats
+ * at `seat`, each sync answering the seat's view at `version`, anything else acked at `version`.
+ */
+export function answers(suite: HubSuite) {
+  const answer = (by: Responder): void => {
+    suite.tableService.respond = by;
+  };
+  const seating = (seat: number, version = 3): void =>
+    answer((e) => ok(e, version, seat, e.intent.kind === 'sync' ? viewJson(e.tableId, seat) : undefined));
+  return { answer, seating };
+}
+
+/** Publishes ANN's view of `table`'s `seat` at `version` as a seat event, as the table-service does. */
+export function seatEvent(suite: HubSuite, table: string, seat: number, version: number): Promise<unknown> {
+  return suite.tableService.publishSeatEvent(suite.prefix, {
+    tableId: table,
+    seat,
+    version,
+    view: viewFor(table, seat, ANN.id),
+    cause: null,
+  });
+}
 
 /** The envelopes the stand-in table-service received for `tableId`, once `count` of them came. */
 export async function received(suite: HubSuite, tableId: string, count: number): Promise<IntentEnvelope[]> {

@@ -1,16 +1,8 @@
 import type { IntentEnvelope, IntentReply } from '@dominoes/protocol';
 import { newTableCode } from '../src/lobby/table-opener';
-import {
-  ANN,
-  drainRigs,
-  hubRig,
-  received,
-  startHubSuite,
-  stopHubSuite,
-  type HubRig,
-  type HubSocket,
-  type HubSuite,
-} from './socket-hub-harness';
+import { ANN, answers, connId, errorFrame, hubRig, hubSuite, internalError } from './socket-hub-harness';
+import { ok, received, seatEvent as publishSeatEvent, viewJson } from './socket-hub-harness';
+import type { HubRig, HubSocket } from './socket-hub-harness';
 import { eventually, viewFor, waitFor } from './support';
 
 /**
@@ -19,32 +11,8 @@ import { eventually, viewFor, waitFor } from './support';
  * the client gets back, the seat binding (real seat router: seat events reach the bound socket
  * only), watching, talk and the lobby frames.
  */
-let suite: HubSuite;
-beforeAll(async () => {
-  suite = await startHubSuite('socket_hub_intents');
-});
-afterEach(() => drainRigs(suite));
-afterAll(() => stopHubSuite(suite));
-
-const connId = (rig: HubRig, n: number) => `${rig.config.gatewayId}:${rig.hub.epoch + n}`;
-const viewJson = (table: string, seat: number) => JSON.stringify(viewFor(table, seat, ANN.id));
-const ok = (e: IntentEnvelope, version: number | null, seat: number | null, view?: string): IntentReply =>
-  view === undefined
-    ? { ok: true, intentId: e.intentId, version, seat }
-    : { ok: true, intentId: e.intentId, version, seat, view };
-
-/** The table-service's answers: by the intent's kind (and its table), as the test says. */
-function answer(by: (e: IntentEnvelope) => IntentReply | null): void {
-  suite.tableService.respond = by;
-}
-/** Seats join at `seat`, each sync answers the seat's view at `version`, anything else acks `version`. */
-function seating(seat: number, version = 3): void {
-  answer((e) =>
-    e.intent.kind === 'join' || e.intent.kind === 'sync'
-      ? ok(e, version, seat, e.intent.kind === 'sync' ? viewJson(e.tableId, seat) : undefined)
-      : ok(e, version, seat),
-  );
-}
+const suite = hubSuite('socket_hub_intents');
+const { answer, seating } = answers(suite);
 const kinds = (envelopes: IntentEnvelope[]) => envelopes.map((e) => e.intent.kind);
 const until = (socket: HubSocket, probe: (frames: Record<string, unknown>[]) => boolean, what = 'frames') =>
   waitFor(() => probe(socket.frames()), 1500, what);
@@ -58,13 +26,29 @@ const acked = (socket: HubSocket, id: string) =>
 
 /** Publishes a seat event of `table`'s seat as the table-service does. */
 const seatEvent = (table: string, seat: number, version: number) =>
-  suite.tableService.publishSeatEvent(suite.prefix, {
-    tableId: table,
-    seat,
-    version,
-    view: viewFor(table, seat, ANN.id),
-    cause: null,
-  });
+  publishSeatEvent(suite, table, seat, version);
+
+/** The frame `id` was answered INTERNAL, and `msg` logged once at error level for the rig's first socket. */
+async function failedInternally(rig: HubRig, socket: HubSocket, id: string, msg: string) {
+  expect(await acked(socket, id)).toEqual(internalError(id));
+  expect(rig.logged(msg)).toEqual([expect.objectContaining({ level: 50, conn: connId(rig, 1) })]);
+}
+
+/**
+ * Seat events of the seat the socket left (`left`) and of the one it is bound to (`bound`), each
+ * [table, seat, version]: the bound seat's view reaches the socket, the left one's does not.
+ */
+async function onlyBoundViews(
+  socket: HubSocket,
+  left: [string, number, number],
+  bound: [string, number, number],
+  what: string,
+) {
+  await seatEvent(...left);
+  await seatEvent(...bound);
+  await until(socket, (fs) => fs.some((f) => f['version'] === bound[2]), what);
+  expect(socket.frames().some((f) => f['version'] === left[2])).toBe(false);
+}
 
 /** An authenticated socket seated at a new table's `seat` (joined, bound, its sync answered). */
 async function seatedSocket(rig: HubRig, seat = 1) {
@@ -152,12 +136,7 @@ describe('SocketHub intents: join and the seat binding', () => {
     const table = newTableCode();
     const socket = rig.authed(ANN);
     socket.text({ type: 'join', id: 'j1', table });
-    expect(await acked(socket, 'j1')).toEqual({
-      type: 'error',
-      id: 'j1',
-      code: 'TABLE_FULL',
-      message: 'Every seat is taken.',
-    });
+    expect(await acked(socket, 'j1')).toEqual(errorFrame('j1', 'TABLE_FULL', 'Every seat is taken.'));
     expect(rig.logged('intent refused')).toEqual([
       expect.objectContaining({
         conn: connId(rig, 1),
@@ -168,12 +147,7 @@ describe('SocketHub intents: join and the seat binding', () => {
       }),
     ]);
     socket.text({ type: 'pass', id: 'p1' });
-    expect(await acked(socket, 'p1')).toEqual({
-      type: 'error',
-      id: 'p1',
-      code: 'NOT_SEATED',
-      message: 'Join a table first.',
-    });
+    expect(await acked(socket, 'p1')).toEqual(errorFrame('p1', 'NOT_SEATED', 'Join a table first.'));
     expect(await rig.refused('NOT_SEATED')).toBe(1);
   });
 
@@ -298,10 +272,7 @@ describe('SocketHub intents: join and the seat binding', () => {
       `unfollow ${connId(rig, 1)} ${table}`,
       `follow ${connId(rig, 1)} ${next}`,
     ]);
-    await seatEvent(table, 1, 60);
-    await seatEvent(next, 1, 61);
-    await until(socket, (fs) => fs.some((f) => f['version'] === 61), 'the new seat event');
-    expect(socket.frames().some((f) => f['version'] === 60)).toBe(false);
+    await onlyBoundViews(socket, [table, 1, 60], [next, 1, 61], 'the new seat event');
   });
 
   it('a join of another seat at the same table moves the binding without a presence note; the same seat binds nothing again', async () => {
@@ -320,10 +291,7 @@ describe('SocketHub intents: join and the seat binding', () => {
       `${ANN.id}:j3`,
       `${ANN.id}:s1`,
     ]);
-    await seatEvent(table, 1, 70);
-    await seatEvent(table, 3, 71);
-    await until(socket, (fs) => fs.some((f) => f['version'] === 71), 'seat 3 event');
-    expect(socket.frames().some((f) => f['version'] === 70)).toBe(false);
+    await onlyBoundViews(socket, [table, 1, 70], [table, 3, 71], 'seat 3 event');
   });
 
   it('a socket that closes while its join is on the way: a seat taken is said to be disconnected again; no seat, no note', async () => {
@@ -391,15 +359,7 @@ describe('SocketHub intents: join and the seat binding', () => {
     const socket = rig.authed(ANN);
     socket.text({ type: 'join', id: 'j1', table: newTableCode() });
     socket.failing = 1; // the ack's send
-    expect(await acked(socket, 'j1')).toEqual({
-      type: 'error',
-      id: 'j1',
-      code: 'INTERNAL',
-      message: 'Something went wrong on the server.',
-    });
-    expect(rig.logged('intent handler failed')).toEqual([
-      expect.objectContaining({ level: 50, conn: connId(rig, 1) }),
-    ]);
+    await failedInternally(rig, socket, 'j1', 'intent handler failed');
   });
 });
 
@@ -414,14 +374,19 @@ describe('SocketHub intents: watching', () => {
           : ok(e, 3, 1),
     );
   }
-
-  it("watch sends {kind: watch, on: true}, sends the reply's view as watchView and acks; the socket then follows the table's chat", async () => {
-    const rig = await hubRig(suite, { chat: true });
+  /** An authenticated socket watching a new table (watches answered at version 4), its watch acked. */
+  async function watchingSocket(rig: HubRig) {
     watching(4);
     const table = newTableCode();
     const socket = rig.authed(ANN);
     socket.text({ type: 'watch', id: 'w1', table });
     await acked(socket, 'w1');
+    return { socket, table };
+  }
+
+  it("watch sends {kind: watch, on: true}, sends the reply's view as watchView and acks; the socket then follows the table's chat", async () => {
+    const rig = await hubRig(suite, { chat: true });
+    const { socket, table } = await watchingSocket(rig);
     const [watch] = await received(suite, table, 1);
     expect(watch).toMatchObject({
       intentId: `${connId(rig, 1)}:watch:1`,
@@ -438,18 +403,11 @@ describe('SocketHub intents: watching', () => {
 
   it('a watching socket cannot act (SPECTATORS_CANNOT_ACT); its sync watches again; unwatch ends it, acked with version null', async () => {
     const rig = await hubRig(suite, { chat: true });
-    watching(4);
-    const table = newTableCode();
-    const socket = rig.authed(ANN);
-    socket.text({ type: 'watch', id: 'w1', table });
-    await acked(socket, 'w1');
+    const { socket, table } = await watchingSocket(rig);
     socket.text({ type: 'pass', id: 'p1' });
-    expect(await acked(socket, 'p1')).toEqual({
-      type: 'error',
-      id: 'p1',
-      code: 'SPECTATORS_CANNOT_ACT',
-      message: 'You are watching this table: spectators cannot act.',
-    });
+    expect(await acked(socket, 'p1')).toEqual(
+      errorFrame('p1', 'SPECTATORS_CANNOT_ACT', 'You are watching this table: spectators cannot act.'),
+    );
     socket.text({ type: 'sync', id: 's1' });
     await acked(socket, 's1');
     socket.text({ type: 'unwatch', id: 'u1' });
@@ -488,11 +446,7 @@ describe('SocketHub intents: watching', () => {
 
   it('a join from watching that seats no one keeps the watch', async () => {
     const rig = await hubRig(suite);
-    watching(4);
-    const table = newTableCode();
-    const socket = rig.authed(ANN);
-    socket.text({ type: 'watch', id: 'w1', table });
-    await acked(socket, 'w1');
+    const { socket, table } = await watchingSocket(rig);
     answer((e) => ok(e, 5, null));
     socket.text({ type: 'join', id: 'j1', table });
     await acked(socket, 'j1');
@@ -506,12 +460,7 @@ describe('SocketHub intents: watching', () => {
     answer((e) => ({ ok: false, intentId: e.intentId, code: 'TABLE_NOT_FOUND', message: 'No such table.' }));
     const socket = rig.authed(ANN);
     socket.text({ type: 'watch', id: 'w1', table: newTableCode() });
-    expect(await acked(socket, 'w1')).toEqual({
-      type: 'error',
-      id: 'w1',
-      code: 'TABLE_NOT_FOUND',
-      message: 'No such table.',
-    });
+    expect(await acked(socket, 'w1')).toEqual(errorFrame('w1', 'TABLE_NOT_FOUND', 'No such table.'));
     socket.text({ type: 'sync', id: 's1' });
     expect(await acked(socket, 's1')).toMatchObject({ code: 'NOT_SEATED' });
     expect(rig.chat!.calls).toEqual([]);
@@ -523,15 +472,7 @@ describe('SocketHub intents: watching', () => {
     await eventually(async () => rig.subscriber.status === 'end');
     const socket = rig.authed(ANN);
     socket.text({ type: 'watch', id: 'w1', table: newTableCode() });
-    expect(await acked(socket, 'w1')).toEqual({
-      type: 'error',
-      id: 'w1',
-      code: 'INTERNAL',
-      message: 'Something went wrong on the server.',
-    });
-    expect(rig.logged('watch failed')).toEqual([
-      expect.objectContaining({ level: 50, conn: connId(rig, 1) }),
-    ]);
+    await failedInternally(rig, socket, 'w1', 'watch failed');
   });
 });
 
@@ -542,12 +483,9 @@ describe('SocketHub: talk and the lobby frames', () => {
     const rig = await hubRig(suite);
     const socket = rig.authed(ANN);
     socket.text(talk);
-    expect(await acked(socket, 'c1')).toEqual({
-      type: 'error',
-      id: 'c1',
-      code: 'NOT_ALLOWED_NOW',
-      message: 'Chat is not available here.',
-    });
+    expect(await acked(socket, 'c1')).toEqual(
+      errorFrame('c1', 'NOT_ALLOWED_NOW', 'Chat is not available here.'),
+    );
     expect(suite.tableService.received.filter((e) => e.connectionId === connId(rig, 1))).toEqual([]);
   });
 
@@ -558,12 +496,7 @@ describe('SocketHub: talk and the lobby frames', () => {
     expect(await acked(socket, 'c1')).toEqual({ type: 'ack', id: 'c1', version: null });
     rig.chat!.outcome = { ok: false, code: 'CHAT_RATE_LIMITED', message: 'Slow down.' };
     socket.text({ type: 'react', id: 'r1', reaction: 'clap' });
-    expect(await acked(socket, 'r1')).toEqual({
-      type: 'error',
-      id: 'r1',
-      code: 'CHAT_RATE_LIMITED',
-      message: 'Slow down.',
-    });
+    expect(await acked(socket, 'r1')).toEqual(errorFrame('r1', 'CHAT_RATE_LIMITED', 'Slow down.'));
     expect(rig.chat!.said).toEqual([
       { conn: connId(rig, 1), frame: talk },
       { conn: connId(rig, 1), frame: { type: 'react', id: 'r1', reaction: 'clap' } },
@@ -575,15 +508,7 @@ describe('SocketHub: talk and the lobby frames', () => {
     rig.chat!.outcome = () => Promise.reject(new Error('redis down'));
     const socket = rig.authed(ANN);
     socket.text(talk);
-    expect(await acked(socket, 'c1')).toEqual({
-      type: 'error',
-      id: 'c1',
-      code: 'INTERNAL',
-      message: 'Something went wrong on the server.',
-    });
-    expect(rig.logged('talk handler failed')).toEqual([
-      expect.objectContaining({ level: 50, conn: connId(rig, 1) }),
-    ]);
+    await failedInternally(rig, socket, 'c1', 'talk handler failed');
   });
 
   it('lobby and quickPlay frames on a gateway without a lobby: UNAVAILABLE', async () => {
@@ -592,12 +517,7 @@ describe('SocketHub: talk and the lobby frames', () => {
     socket.text({ type: 'lobby', id: 'l1', on: true });
     socket.text({ type: 'quickPlay', id: 'q1', variant: 'draw' });
     expect(socket.frames().slice(1)).toEqual(
-      ['l1', 'q1'].map((id) => ({
-        type: 'error',
-        id,
-        code: 'UNAVAILABLE',
-        message: 'This gateway has no lobby.',
-      })),
+      ['l1', 'q1'].map((id) => errorFrame(id, 'UNAVAILABLE', 'This gateway has no lobby.')),
     );
   });
 
@@ -612,15 +532,7 @@ describe('SocketHub: talk and the lobby frames', () => {
     ]);
     rig.lobby!.subscribeResult = () => Promise.reject(new Error('pg down'));
     socket.text({ type: 'lobby', id: 'l3', on: true });
-    expect(await acked(socket, 'l3')).toEqual({
-      type: 'error',
-      id: 'l3',
-      code: 'INTERNAL',
-      message: 'Something went wrong on the server.',
-    });
-    expect(rig.logged('lobby handler failed')).toEqual([
-      expect.objectContaining({ level: 50, conn: connId(rig, 1) }),
-    ]);
+    await failedInternally(rig, socket, 'l3', 'lobby handler failed');
   });
 
   it('quick play: the table the lobby found is joined as a join of that id would be; none, nothing; a failure, INTERNAL', async () => {
@@ -642,15 +554,7 @@ describe('SocketHub: talk and the lobby frames', () => {
     expect(socket.frames().filter((f) => f['id'] === 'q0')).toEqual([]);
     rig.lobby!.quickPlayResult = () => Promise.reject(new Error('pg down'));
     socket.text({ type: 'quickPlay', id: 'q2', variant: 'draw' });
-    expect(await acked(socket, 'q2')).toEqual({
-      type: 'error',
-      id: 'q2',
-      code: 'INTERNAL',
-      message: 'Something went wrong on the server.',
-    });
-    expect(rig.logged('quick play failed')).toEqual([
-      expect.objectContaining({ level: 50, conn: connId(rig, 1) }),
-    ]);
+    await failedInternally(rig, socket, 'q2', 'quick play failed');
     expect(rig.lobby!.calls.filter((c) => c.startsWith('quickPlay'))).toHaveLength(3);
   });
 });

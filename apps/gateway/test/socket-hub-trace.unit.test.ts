@@ -1,15 +1,7 @@
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { shutdownTelemetry, SpanKind, startTelemetry } from '@dominoes/platform';
 import { newTableCode } from '../src/lobby/table-opener';
-import {
-  ANN,
-  drainRigs,
-  hubRig,
-  received,
-  startHubSuite,
-  stopHubSuite,
-  type HubSuite,
-} from './socket-hub-harness';
+import { ANN, connId, hubRig, hubSuite, ok, received } from './socket-hub-harness';
 import { waitFor } from './support';
 
 /**
@@ -17,15 +9,10 @@ import { waitFor } from './support';
  * `ws.intent <type>` naming the connection and the player, whose context the envelope carries on.
  */
 const exporter = new InMemorySpanExporter();
-let suite: HubSuite;
-beforeAll(async () => {
-  startTelemetry('gateway', { spanProcessors: [new SimpleSpanProcessor(exporter)], instrument: false });
-  suite = await startHubSuite('socket_hub_trace');
-});
-afterEach(() => drainRigs(suite));
-afterAll(async () => {
-  await stopHubSuite(suite);
-  await shutdownTelemetry();
+const suite = hubSuite('socket_hub_trace', {
+  start: () =>
+    startTelemetry('gateway', { spanProcessors: [new SimpleSpanProcessor(exporter)], instrument: false }),
+  stop: shutdownTelemetry,
 });
 
 const spansNamed = (name: string) => exporter.getFinishedSpans().filter((s) => s.name === name);
@@ -33,7 +20,7 @@ const spansNamed = (name: string) => exporter.getFinishedSpans().filter((s) => s
 describe('SocketHub: the trace of an intent', () => {
   it("a join is a server span 'ws.intent join' with the connection and the player; the envelope carries its trace", async () => {
     const rig = await hubRig(suite);
-    suite.tableService.respond = (e) => ({ ok: true, intentId: e.intentId, version: 1, seat: null });
+    suite.tableService.respond = (e) => ok(e, 1, null);
     const table = newTableCode();
     const socket = rig.authed(ANN);
     exporter.reset();
@@ -42,7 +29,7 @@ describe('SocketHub: the trace of an intent', () => {
     const [span] = spansNamed('ws.intent join');
     expect(span!.kind).toBe(SpanKind.SERVER);
     expect(span!.attributes).toMatchObject({
-      'dominoes.connection': `${rig.config.gatewayId}:${rig.hub.epoch + 1}`,
+      'dominoes.connection': connId(rig, 1),
       'dominoes.player': ANN.id,
     });
     const [envelope] = await received(suite, table, 1);

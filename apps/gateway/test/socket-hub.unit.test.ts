@@ -3,13 +3,12 @@ import { CLOSE, WS_MAX_PAYLOAD } from '../src/ws/socket-hub';
 import {
   ANN,
   BOB,
-  drainRigs,
+  connId,
+  errorFrame,
   hubRig,
-  startHubSuite,
-  stopHubSuite,
+  hubSuite,
   type HubRig,
   type HubSocket,
-  type HubSuite,
 } from './socket-hub-harness';
 import { eventually, sleep, waitFor } from './support';
 
@@ -18,15 +17,14 @@ import { eventually, sleep, waitFor } from './support';
  * rate limit, the heartbeat, the per-player socket limit (this gateway's and, on real Redis, all
  * gateways'), closing and draining.
  */
-let suite: HubSuite;
-beforeAll(async () => {
-  suite = await startHubSuite('socket_hub');
-});
-afterEach(() => drainRigs(suite));
-afterAll(() => stopHubSuite(suite));
+const suite = hubSuite('socket_hub');
 
+/** The socket got exactly these errors (id, code, message), and each code was counted once. */
+async function refusedOnceEach(rig: HubRig, socket: HubSocket, errors: [string | null, string, string][]) {
+  expect(socket.frames()).toEqual(errors.map(([id, code, message]) => errorFrame(id, code, message)));
+  for (const [, code] of errors) expect(await rig.refused(code)).toBe(1);
+}
 const closedOnce = (socket: HubSocket) => waitFor(() => socket.readyState === 3, 1500, 'the close event');
-const connId = (rig: HubRig, n: number) => `${rig.config.gatewayId}:${rig.hub.epoch + n}`;
 
 describe('SocketHub: opening and hello', () => {
   it('exports the close codes and the socket payload limit the gateway uses', async () => {
@@ -71,12 +69,10 @@ describe('SocketHub: opening and hello', () => {
     socket.text({ type: 'hello', token: 'not-a-token' });
     socket.text({ type: 'leave', id: 'l1' });
     await waitFor(() => socket.sent.length === 2);
-    expect(socket.frames()).toEqual([
-      { type: 'error', id: null, code: 'TOKEN_INVALID', message: 'The token is malformed.' },
-      { type: 'error', id: 'l1', code: 'UNAUTHENTICATED', message: 'Say hello with your token first.' },
+    await refusedOnceEach(rig, socket, [
+      [null, 'TOKEN_INVALID', 'The token is malformed.'],
+      ['l1', 'UNAUTHENTICATED', 'Say hello with your token first.'],
     ]);
-    expect(await rig.refused('TOKEN_INVALID')).toBe(1);
-    expect(await rig.refused('UNAUTHENTICATED')).toBe(1);
   });
 
   it('an expired token is refused with TOKEN_EXPIRED', async () => {
@@ -180,12 +176,10 @@ describe('SocketHub: frames', () => {
     const socket = rig.open();
     socket.text('{"type":');
     socket.text({ type: 'fly', id: 'u1' });
-    expect(socket.frames()).toEqual([
-      { type: 'error', id: null, code: 'BAD_JSON', message: 'The frame is not valid JSON.' },
-      { type: 'error', id: 'u1', code: 'UNKNOWN_TYPE', message: 'Unknown message type "fly".' },
+    await refusedOnceEach(rig, socket, [
+      [null, 'BAD_JSON', 'The frame is not valid JSON.'],
+      ['u1', 'UNKNOWN_TYPE', 'Unknown message type "fly".'],
     ]);
-    expect(await rig.refused('BAD_JSON')).toBe(1);
-    expect(await rig.refused('UNKNOWN_TYPE')).toBe(1);
   });
 
   it('a refused frame is logged once a second at most (the metric counts each)', async () => {
@@ -246,12 +240,8 @@ describe('SocketHub: the rate limit', () => {
     rig.clock.t += 1_000; // one token back
     socket.text({ type: 'ping', id: 'd' });
     socket.text({ type: 'ping', id: 'e' }); // refused: a notice again, a second on (3)
-    expect(
-      socket
-        .frames()
-        .slice(3)
-        .map((f) => f['type']),
-    ).toEqual(['pong', 'error']);
+    const types = socket.frames().map((f) => f['type']);
+    expect(types.slice(3)).toEqual(['pong', 'error']);
     expect(socket.closes).toEqual([]);
     socket.text({ type: 'ping', id: 'f' }); // refused (4): closed
     expect(socket.closes).toEqual([{ code: 1008, reason: 'too many frames' }]);
