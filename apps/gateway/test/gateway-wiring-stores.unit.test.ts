@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
+import { wiringSteps } from '../../../e2e/src/wiring-test';
 import { redisNames } from '@dominoes/protocol';
 import { startGateway, type GatewayApp } from '../src/gateway-app';
 import type { GatewayConfig } from '../src/config';
@@ -89,10 +90,8 @@ async function helloSocket(
 }
 
 describe('the gateway’s wiring on its own databases', () => {
-  // One test: the app starts inside it, so that the mutation run counts the module's code as this
-  // test's (started in a beforeAll it would be static, and not measured). Each step names what it proves.
-  const steps: [string, () => unknown][] = [];
-  const step = (name: string, check: () => unknown) => void steps.push([name, check]);
+  // One test: it starts the app, then runs the steps, each named for what it proves (why: wiringSteps).
+  const { step, test } = wiringSteps();
 
   step(
     'is ready with its shards’ database up; a database of no shard that is down is named in the body but not required',
@@ -260,16 +259,8 @@ describe('the gateway’s wiring on its own databases', () => {
     await eventually(async () => (await databaseConnections()) === 0, 3000, 'the pools closed');
   });
 
-  it(`starts, then: ${steps.map(([name]) => name).join('; ')}`, async () => {
+  test(async () => {
     gateway = await startGateway(config, { logger, defaultMetrics: false });
     base = `http://127.0.0.1:${gateway.port}`;
-    for (const [name, check] of steps) {
-      try {
-        await check();
-      } catch (error) {
-        if (error instanceof Error) error.message = `${name}: ${error.message}`;
-        throw error;
-      }
-    }
-  }, 120_000);
+  });
 });

@@ -5,6 +5,7 @@ import { recordingLogger, type LoggedLine } from '../../../libs/platform/src/tes
 import { startGateway, type GatewayApp } from '../src/gateway-app';
 import type { GatewayConfig } from '../src/config';
 import { WS_MAX_PAYLOAD } from '../src/ws/socket-hub';
+import { expectLiveAndReady, wiringSteps } from '../../../e2e/src/wiring-test';
 import {
   eventually,
   FakeTableService,
@@ -97,16 +98,11 @@ async function metricsText(): Promise<string> {
 }
 
 describe('the gateway as its module wires it (real Redis and Postgres)', () => {
-  // One test: the app starts inside it, so that the mutation run counts the module's code as this
-  // test's (started in a beforeAll it would be static, and not measured). Each step names what it proves.
-  const steps: [string, () => unknown][] = [];
-  const step = (name: string, check: () => unknown) => void steps.push([name, check]);
+  // One test: it starts the app, then runs the steps, each named for what it proves (why: wiringSteps).
+  const { step, test } = wiringSteps();
 
   step('is live and ready: Redis and the one Postgres database answer', async () => {
-    expect((await fetch(`${base}/health/live`)).status).toBe(200);
-    const ready = await fetch(`${base}/health/ready`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
+    await expectLiveAndReady(base, { status: 'ok', redis: 'ok', postgres: 'ok' });
   });
 
   step('holds a named Redis connection of its own for each part', async () => {
@@ -291,17 +287,9 @@ describe('the gateway as its module wires it (real Redis and Postgres)', () => {
     },
   );
 
-  it(`starts, then: ${steps.map(([name]) => name).join('; ')}`, async () => {
+  test(async () => {
     gateway = await startGateway(config, { logger, defaultMetrics: false });
     base = `http://127.0.0.1:${gateway.port}`;
     wsUrl = `ws://127.0.0.1:${gateway.port}/ws`;
-    for (const [name, check] of steps) {
-      try {
-        await check();
-      } catch (error) {
-        if (error instanceof Error) error.message = `${name}: ${error.message}`;
-        throw error;
-      }
-    }
-  }, 120_000);
+  });
 });

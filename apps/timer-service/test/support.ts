@@ -3,6 +3,7 @@ import { recordingLogger } from '../../../libs/platform/src/test-logger';
 import {
   createDeadlineQueues,
   createLogger,
+  createRedis,
   ShardedStreamsClient,
   systemClock,
   type DeadlineQueues,
@@ -101,4 +102,27 @@ export function withDispatch(
 export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
   const keys = await redis.keys(`*${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
+}
+
+/**
+ * A suite's own hold on the Redis of a timer-service of `config`: a client named `label` and the
+ * deadline queues of the configuration's groups (as the table-service adds to them); `dispose()`
+ * empties and closes the queues, removes every key of the prefix (cleanPrefix) and quits the client.
+ */
+export function redisOfTimer(
+  config: TimerConfig,
+  label: string,
+): { redis: Redis; queues: DeadlineQueues; dispose(): Promise<void> } {
+  const redis = createRedis(config.redisUrl, label);
+  const queues = createDeadlineQueues(config);
+  return {
+    redis,
+    queues,
+    async dispose() {
+      for (const queue of queues.all) await queue.obliterate({ force: true }).catch(() => undefined);
+      await queues.close();
+      await cleanPrefix(redis, config.redisPrefix);
+      await redis.quit();
+    },
+  };
 }

@@ -1,16 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { INTENT_FIELD, redisNames, shardOf } from '@dominoes/protocol';
-import {
-  createDeadlineQueue,
-  createRedis,
-  upsertDeadline,
-  type DeadlineQueue,
-  type Redis,
-} from '@dominoes/platform';
+import { upsertDeadline } from '@dominoes/platform';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
+import { expectLiveAndReady, wiringSteps } from '../../../e2e/src/wiring-test';
 import { readTimerConfig, type TimerConfig } from '../src/config';
 import { startTimerService, type TimerApp } from '../src/timer-app';
-import { cleanPrefix, tableOfEachGroup } from './support';
+import { redisOfTimer, tableOfEachGroup } from './support';
 
 /**
  * The timer-service as TimerModule and startTimerService wire it, started once on real Redis with a
@@ -21,15 +16,12 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test_timer_wiring_${randomBytes(4).toString('hex')}`;
 const names = redisNames(prefix, 4);
 let timer: TimerApp;
-let redis: Redis;
-let queues: DeadlineQueue[];
+let suite: ReturnType<typeof redisOfTimer>;
 let base: string;
 let config: TimerConfig;
 const { logger, lines } = recordingLogger();
 
 beforeAll(async () => {
-  redis = createRedis(REDIS_URL, 'timer-wiring-test');
-  queues = [0, 1].map((group) => createDeadlineQueue(REDIS_URL, prefix, group));
   config = readTimerConfig({
     REDIS_URL,
     REDIS_PREFIX: prefix,
@@ -39,36 +31,27 @@ beforeAll(async () => {
     DEADLINE_GROUPS: '2',
     WORKER_CONCURRENCY: '7',
   });
+  suite = redisOfTimer(config, 'timer-wiring-test');
 }, 30_000);
 
 afterAll(async () => {
   await timer?.shutdown();
-  for (const queue of queues) {
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await queue.close();
-  }
-  await cleanPrefix(redis, prefix);
-  await redis.quit();
+  await suite?.dispose();
 });
 
 async function tablesOnShard(shard: number): Promise<string[]> {
-  const entries = await redis.xrange(names.intentStream(shard), '-', '+');
+  const entries = await suite.redis.xrange(names.intentStream(shard), '-', '+');
   return entries.map(
     ([, fields]) => (JSON.parse(fields[fields.indexOf(INTENT_FIELD) + 1]!) as { tableId: string }).tableId,
   );
 }
 
 describe('the timer-service as its module wires it (real Redis)', () => {
-  // One test: the app starts inside it, so that the mutation run counts the module's code as this
-  // test's (started in a beforeAll it would be static, and not measured). Each step names what it proves.
-  const steps: [string, () => unknown][] = [];
-  const step = (name: string, check: () => unknown) => void steps.push([name, check]);
+  // One test: it starts the app, then runs the steps, each named for what it proves (why: wiringSteps).
+  const { step, test } = wiringSteps();
 
   step('is live, and ready once Redis answers and the worker runs', async () => {
-    expect((await fetch(`${base}/health/live`)).status).toBe(200);
-    const ready = await fetch(`${base}/health/ready`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', worker: 'running' });
+    await expectLiveAndReady(base, { status: 'ok', redis: 'ok', worker: 'running' });
     expect(timer.worker.running).toBe(true);
   });
 
@@ -86,7 +69,7 @@ describe('the timer-service as its module wires it (real Redis)', () => {
   });
 
   step('holds its Redis connections under its name', async () => {
-    const list = (await redis.client('LIST')) as string;
+    const list = (await suite.redis.client('LIST')) as string;
     expect(list).toMatch(/\bname=timer-service\S*/);
   });
 
@@ -95,7 +78,7 @@ describe('the timer-service as its module wires it (real Redis)', () => {
     async () => {
       const tables = tableOfEachGroup();
       for (const [group, tableId] of tables.entries())
-        await upsertDeadline(queues[group]!, { tableId, key: `k${group}`, dueAt: Date.now() }, 0);
+        await upsertDeadline(suite.queues.all[group]!, { tableId, key: `k${group}`, dueAt: Date.now() }, 0);
       for (const tableId of tables) {
         const shard = shardOf(tableId, 4);
         for (let i = 0; i < 300 && !(await tablesOnShard(shard)).includes(tableId); i++)
@@ -117,37 +100,12 @@ describe('the timer-service as its module wires it (real Redis)', () => {
     ]);
     const buckets = (name: string) =>
       [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\}`, 'gm'))].map((m) => m[1]);
-    expect(buckets('dominoes_deadline_lateness_seconds')).toEqual([
-      '0.005',
-      '0.01',
-      '0.02',
-      '0.035',
-      '0.05',
-      '0.1',
-      '0.25',
-      '0.5',
-      '1',
-      '2.5',
-      '5',
-      '10',
-      '30',
-      '+Inf',
-    ]);
-    expect(buckets('dominoes_deadline_enqueued_late_seconds')).toEqual([
-      '0.001',
-      '0.005',
-      '0.01',
-      '0.02',
-      '0.035',
-      '0.05',
-      '0.1',
-      '0.25',
-      '0.5',
-      '1',
-      '2.5',
-      '5',
-      '+Inf',
-    ]);
+    expect(buckets('dominoes_deadline_lateness_seconds')).toEqual(
+      '0.005 0.01 0.02 0.035 0.05 0.1 0.25 0.5 1 2.5 5 10 30 +Inf'.split(' '),
+    );
+    expect(buckets('dominoes_deadline_enqueued_late_seconds')).toEqual(
+      '0.001 0.005 0.01 0.02 0.035 0.05 0.1 0.25 0.5 1 2.5 5 +Inf'.split(' '),
+    );
     expect(text).toMatch(/^dominoes_deadlines_fired_total 2$/m);
     expect(text).toMatch(/^dominoes_deadline_jobs_invalid_total 0$/m);
     expect(text).toMatch(/^# TYPE dominoes_queue_depth gauge$/m);
@@ -165,16 +123,8 @@ describe('the timer-service as its module wires it (real Redis)', () => {
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
   });
 
-  it(`starts, then: ${steps.map(([name]) => name).join('; ')}`, async () => {
+  test(async () => {
     timer = await startTimerService(config, { logger, defaultMetrics: false });
     base = `http://127.0.0.1:${timer.port}`;
-    for (const [name, check] of steps) {
-      try {
-        await check();
-      } catch (error) {
-        if (error instanceof Error) error.message = `${name}: ${error.message}`;
-        throw error;
-      }
-    }
-  }, 120_000);
+  });
 });
