@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { readBaseConfig } from '@dominoes/platform';
 import { MATCH_PAGE_SIZE } from '@dominoes/protocol';
 import {
   applyAction,
@@ -15,10 +13,10 @@ import {
   type MatchState,
   type Result,
 } from '@dominoes/rules';
-import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { newTableCode } from '../src/lobby/table-opener';
 import { MatchHistory } from '../src/tables/match-history';
 import { TableReader } from '../src/tables/table-reader';
+import { suiteDatabase, type SuiteDatabase } from './support';
 
 /**
  * MatchHistory (issue 12, "Looking back") on a real Postgres database of this suite, read through
@@ -26,22 +24,18 @@ import { TableReader } from '../src/tables/table-reader';
  * the table-service writes them: the table, its seats, the match row, and the log (match-started,
  * round-dealt, one action row per move, round-ended) of a match played here through libs/rules.
  */
-let stores: TestStores;
-let pg: Client;
+let db: SuiteDatabase;
 let reader: TableReader;
 let history: MatchHistory;
 
 beforeAll(async () => {
-  stores = await createTestStores('match_history_unit');
-  pg = new Client({ connectionString: stores.databaseUrl });
-  await pg.connect();
-  reader = new TableReader(readBaseConfig({ DATABASE_URL: stores.databaseUrl }).shardMap);
+  db = await suiteDatabase('match_history_unit');
+  reader = new TableReader(db.shardMap);
   history = new MatchHistory(reader.history);
 });
 afterAll(async () => {
   await reader?.close();
-  await pg?.end();
-  await stores?.dispose();
+  await db?.close();
 });
 
 const ok = <T>(result: Result<T>): T => {
@@ -112,19 +106,19 @@ async function store(m: StoredMatch): Promise<string> {
   const number = m.number ?? 1;
   const variant = m.variant ?? 'draw';
   const end = m.end ?? 'finished';
-  await pg.query(
+  await db.pg.query(
     `insert into game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state)
      values ($1, $2, $3, 100, false, $4::uuid, $5, 1, '{}') on conflict (id) do nothing`,
     [tableId, variant, m.seats.length, m.seats[0]!.player, end === 'playing' ? 'playing' : 'finished'],
   );
   for (const [seat, { player, name }] of m.seats.entries())
     if (name !== undefined)
-      await pg.query(
+      await db.pg.query(
         `insert into table_seats (table_id, seat, player_id, name) values ($1, $2, $3::uuid, $4) on conflict do nothing`,
         [tableId, seat, player, name],
       );
   const ended = at(m.minute + 1);
-  await pg.query(
+  await db.pg.query(
     `insert into matches (table_id, number, variant, target, one_round, seats, scores, winner_side, started_at, finished_at, abandoned_at)
      values ($1, $2, $3, 100, false, $4::jsonb, $5::jsonb, $6, $7, $8, $9)`,
     [
@@ -140,10 +134,10 @@ async function store(m: StoredMatch): Promise<string> {
     ],
   );
   const seq = Number(
-    (await pg.query(`select count(*) from table_actions where table_id = $1`, [tableId])).rows[0].count,
+    (await db.pg.query(`select count(*) from table_actions where table_id = $1`, [tableId])).rows[0].count,
   );
   for (const [i, row] of (m.log ?? []).entries())
-    await pg.query(
+    await db.pg.query(
       `insert into table_actions (table_id, seq, kind, seat, match_number, round_number, payload) values ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
       [tableId, seq + i + 1, row.kind, row.seat, number, row.round, JSON.stringify(row.payload)],
     );

@@ -1,5 +1,4 @@
-import { Client } from 'pg';
-import { readBaseConfig, ShardedStreamsClient, type ShardMap } from '@dominoes/platform';
+import { readBaseConfig, ShardedStreamsClient } from '@dominoes/platform';
 import {
   TABLE_CODE_ALPHABET,
   TABLE_CODE_LENGTH,
@@ -10,7 +9,6 @@ import {
 } from '@dominoes/protocol';
 import { createMatch } from '@dominoes/rules';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
-import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { ApiError } from '../src/http/errors';
 import { IntentService } from '../src/intents/intent.service';
 import { LobbyReader } from '../src/lobby/lobby-reader';
@@ -18,7 +16,7 @@ import { QuickPlay, type OpenTable } from '../src/lobby/quick-play';
 import { newTableCode, TableOpener } from '../src/lobby/table-opener';
 import { GatewayMetrics } from '../src/metrics';
 import { TableReader } from '../src/tables/table-reader';
-import { eventually, FakeTableService, SHARDS } from './support';
+import { eventually, FakeTableService, SHARDS, suiteDatabase, type SuiteDatabase } from './support';
 import { TestClock } from './unit-fakes';
 
 /**
@@ -27,9 +25,7 @@ import { TestClock } from './unit-fakes';
  * table-service stores them), the intent service on the real sharded-streams client, and a stand-in
  * table-service on the streams' far side that answers each join or create as the test says.
  */
-let stores: TestStores;
-let pg: Client;
-let shardMap: ShardMap;
+let db: SuiteDatabase;
 let reader: LobbyReader;
 let tables: TableReader;
 let tableService: FakeTableService;
@@ -37,19 +33,16 @@ let client: ShardedStreamsClient;
 let intents: IntentService;
 
 beforeAll(async () => {
-  stores = await createTestStores('quick_play_unit');
-  pg = new Client({ connectionString: stores.databaseUrl });
-  await pg.connect();
-  shardMap = readBaseConfig({ DATABASE_URL: stores.databaseUrl }).shardMap;
-  reader = new LobbyReader(shardMap);
-  tables = new TableReader(shardMap);
-  tableService = new FakeTableService(stores.redisPrefix, stores.redisUrl, SHARDS);
+  db = await suiteDatabase('quick_play_unit');
+  reader = new LobbyReader(db.shardMap);
+  tables = new TableReader(db.shardMap);
+  tableService = new FakeTableService(db.stores.redisPrefix, db.stores.redisUrl, SHARDS);
   await tableService.start();
   client = new ShardedStreamsClient({
-    redisUrl: stores.redisUrl,
-    prefix: stores.redisPrefix,
+    redisUrl: db.stores.redisUrl,
+    prefix: db.stores.redisPrefix,
     shards: SHARDS,
-    replyChannel: `${stores.redisPrefix}:{gateway:qp}:replies`,
+    replyChannel: `${db.stores.redisPrefix}:{gateway:qp}:replies`,
     replyTimeoutMs: 2_000,
     connectionName: 'quick-play-test',
   });
@@ -57,14 +50,13 @@ beforeAll(async () => {
   intents = new IntentService(client, new GatewayMetrics(false), logger, tables);
 });
 // Each test's tables are its own: the ones left waiting are finished after it.
-afterEach(() => pg.query(`update game_tables set status = 'finished' where status = 'waiting'`));
+afterEach(() => db.pg.query(`update game_tables set status = 'finished' where status = 'waiting'`));
 afterAll(async () => {
   await client?.close();
   await tableService?.stop();
   await tables?.close();
   await reader?.onApplicationShutdown();
-  await pg?.end();
-  await stores?.dispose();
+  await db?.close();
 });
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -86,7 +78,7 @@ async function seedTable(t: SeededTable = {}): Promise<string> {
   const id = newTableCode();
   const seated = t.seated ?? 1;
   const host = uuid(900_000 + ++minutes);
-  await pg.query(
+  await db.pg.query(
     `insert into game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, is_public, chat, seats_present, created_at, updated_at)
      values ($1, $2, $3, $4, false, $5::uuid, 'waiting', 2, '{}'::json, $6, true, $7, $8, $8)`,
     [
@@ -101,7 +93,7 @@ async function seedTable(t: SeededTable = {}): Promise<string> {
     ],
   );
   for (let seat = 0; seat < seated; seat++)
-    await pg.query(
+    await db.pg.query(
       `insert into table_seats (table_id, seat, player_id, name) values ($1, $2, $3::uuid, $4)`,
       [id, seat, seat === 0 ? host : uuid(800_000 + minutes * 10 + seat), `P${seat}`],
     );
@@ -270,7 +262,7 @@ describe('QuickPlay: a seat at an open public table, or a new one (real Postgres
   });
 
   it('any other failure (the search, the lock, Postgres away) is a 503 UNAVAILABLE "try again", logged with the player and variant', async () => {
-    const url = new URL(stores.databaseUrl);
+    const url = new URL(db.stores.databaseUrl);
     url.pathname = '/dominoes_test_no_such_database';
     const broken = new LobbyReader(readBaseConfig({ DATABASE_URL: url.toString() }).shardMap);
     try {
@@ -314,12 +306,12 @@ describe('QuickPlay: a seat at an open public table, or a new one (real Postgres
     const first = quick.play(newPlayer('Ann'), shape, openSlowly);
     const waitingLocks = async () =>
       Number(
-        (await pg.query(`select count(*) from pg_locks where locktype = 'advisory' and not granted`)).rows[0]
-          .count,
+        (await db.pg.query(`select count(*) from pg_locks where locktype = 'advisory' and not granted`))
+          .rows[0].count,
       );
     const grantedLocks = async () =>
       Number(
-        (await pg.query(`select count(*) from pg_locks where locktype = 'advisory' and granted`)).rows[0]
+        (await db.pg.query(`select count(*) from pg_locks where locktype = 'advisory' and granted`)).rows[0]
           .count,
       );
     await eventually(async () => (await grantedLocks()) === 1, 3000, "the first's lock");

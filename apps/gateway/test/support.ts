@@ -11,7 +11,9 @@ import {
   type SeatEvent,
   type TableView,
 } from '@dominoes/protocol';
-import { createLogger, createRedis, type Redis } from '@dominoes/platform';
+import { Client } from 'pg';
+import { createLogger, createRedis, readBaseConfig, type Redis, type ShardMap } from '@dominoes/platform';
+import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { readGatewayConfig, type GatewayConfig } from '../src/config';
 import { startGateway, type GatewayApp } from '../src/gateway-app';
 
@@ -245,4 +247,35 @@ export async function identity(
     body: JSON.stringify({ name }),
   });
   return (await response.json()) as { token: string; playerId: string; name: string };
+}
+
+/** A suite's own migrated database (createTestStores), for the suites of the gateway's readers. */
+export interface SuiteDatabase {
+  /** The database and the suite's Redis prefix. */
+  readonly stores: TestStores;
+  /** A client on the database, connected, to write rows as the table-service writes them. */
+  readonly pg: Client;
+  /** The shard map of that one database (every shard on it), as the readers are given it. */
+  readonly shardMap: ShardMap;
+  /** Ends the client, then drops the stores. */
+  close(): Promise<void>;
+}
+
+export async function suiteDatabase(name: string): Promise<SuiteDatabase> {
+  const stores = await createTestStores(name);
+  const pg = new Client({ connectionString: stores.databaseUrl });
+  await pg.connect().catch(async (error: unknown) => {
+    await stores.dispose();
+    throw error;
+  });
+  const shardMap = readBaseConfig({ DATABASE_URL: stores.databaseUrl }).shardMap;
+  return {
+    stores,
+    pg,
+    shardMap,
+    async close() {
+      await pg.end();
+      await stores.dispose();
+    },
+  };
 }

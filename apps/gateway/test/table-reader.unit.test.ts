@@ -1,12 +1,10 @@
-import { Client } from 'pg';
-import { readBaseConfig, type LobbyRow, type ShardMap } from '@dominoes/platform';
+import { readBaseConfig, type LobbyRow } from '@dominoes/platform';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
-import { createTestStores, type TestStores } from '../../../libs/platform/src/test-stores';
 import { LobbyReader, lobbyTableOf } from '../src/lobby/lobby-reader';
 import { newTableCode } from '../src/lobby/table-opener';
 import { readOnlyPool } from '../src/tables/read-only-pool';
 import { playersBySeat, TableReader } from '../src/tables/table-reader';
-import { eventually } from './support';
+import { eventually, suiteDatabase, type SuiteDatabase } from './support';
 
 /**
  * The gateway's readers on a real Postgres database of this suite, through libs/platform's store on
@@ -14,25 +12,19 @@ import { eventually } from './support';
  * the lobby's lists and counts and a player's own tables (LobbyReader). Rows are written as the
  * table-service writes them: the table's row (its state with each seat's connections), its seats, its log.
  */
-let stores: TestStores;
-let pg: Client;
-let shardMap: ShardMap;
+let db: SuiteDatabase;
 let tables: TableReader;
 let lobby: LobbyReader;
 
 beforeAll(async () => {
-  stores = await createTestStores('table_reader_unit');
-  pg = new Client({ connectionString: stores.databaseUrl });
-  await pg.connect();
-  shardMap = readBaseConfig({ DATABASE_URL: stores.databaseUrl }).shardMap;
-  tables = new TableReader(shardMap);
-  lobby = new LobbyReader(shardMap);
+  db = await suiteDatabase('table_reader_unit');
+  tables = new TableReader(db.shardMap);
+  lobby = new LobbyReader(db.shardMap);
 });
 afterAll(async () => {
   await tables?.close();
   await lobby?.onApplicationShutdown();
-  await pg?.end();
-  await stores?.dispose();
+  await db?.close();
 });
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -63,7 +55,7 @@ async function seed(s: Seed = {}, id = newTableCode()): Promise<string> {
     }),
   };
   minute += 1;
-  await pg.query(
+  await db.pg.query(
     `insert into game_tables (id, variant, seat_count, target, one_round, host_player_id, status, version, state, is_public, chat, seats_present, created_at, updated_at)
      values ($1, $2, $3, 150, $4, $5::uuid, $6, $7, $8::json, $9, $10, $11, $12, $12)`,
     [
@@ -82,7 +74,7 @@ async function seed(s: Seed = {}, id = newTableCode()): Promise<string> {
     ],
   );
   for (const seat of seats)
-    await pg.query(
+    await db.pg.query(
       'insert into table_seats (table_id, seat, player_id, name) values ($1, $2, $3::uuid, $4)',
       [id, seat.seat, seat.player, seat.name],
     );
@@ -104,7 +96,7 @@ describe('playersBySeat', () => {
 
 describe('readOnlyPool', () => {
   it('sessions are read-only and give a statement up after 3 s', async () => {
-    const pool = readOnlyPool(stores.databaseUrl);
+    const pool = readOnlyPool(db.stores.databaseUrl);
     try {
       expect(await pool.$queryRawUnsafe('show default_transaction_read_only')).toEqual([
         { default_transaction_read_only: 'on' },
@@ -165,7 +157,7 @@ describe('TableReader (real Postgres)', () => {
         { seat: 1, player: me, name: 'Mia', connections: ['gw-r:4'] },
       ],
     });
-    await pg.query(
+    await db.pg.query(
       `insert into table_actions (table_id, seq, kind, seat, payload, intent_id) values ($1, 1, 'seat-taken', 1, '{}', 'int-1')`,
       [id],
     );
@@ -188,10 +180,10 @@ describe('TableReader (real Postgres)', () => {
   });
 
   it('a database that does not answer pings false', async () => {
-    const url = new URL(stores.databaseUrl);
+    const url = new URL(db.stores.databaseUrl);
     url.pathname = '/dominoes_test_no_such_database';
     const broken = new TableReader(
-      readBaseConfig({ DATABASE_URLS: `${stores.databaseUrl},${url}` }).shardMap,
+      readBaseConfig({ DATABASE_URLS: `${db.stores.databaseUrl},${url}` }).shardMap,
     );
     try {
       expect(broken.databaseCount).toBe(2);
@@ -256,7 +248,7 @@ describe('lobbyTableOf', () => {
 
 describe('LobbyReader (real Postgres)', () => {
   it("a snapshot: the public open tables (waiting oldest first, then playing), their counts, and the player's own tables", async () => {
-    await pg.query(`update game_tables set status = 'finished'`);
+    await db.pg.query(`update game_tables set status = 'finished'`);
     const waiting1 = await seed({ status: 'waiting' });
     const playing1 = await seed({ status: 'playing', seats: [{ seat: 0, player: host, name: 'Hal' }] });
     const waiting2 = await seed({ status: 'waiting', variant: 'draw', seatCount: 2 });
@@ -296,15 +288,15 @@ describe('LobbyReader (real Postgres)', () => {
   });
 
   it('a database that does not answer is left out, with one warning per database every 10 s; the home database still answers', async () => {
-    const url = new URL(stores.databaseUrl);
+    const url = new URL(db.stores.databaseUrl);
     url.pathname = '/dominoes_test_no_such_database';
-    const split = readBaseConfig({ DATABASE_URLS: `${stores.databaseUrl},${url}` }).shardMap;
+    const split = readBaseConfig({ DATABASE_URLS: `${db.stores.databaseUrl},${url}` }).shardMap;
     const { logger, lines } = recordingLogger();
     const reader = new LobbyReader(split, logger);
     const quiet = new LobbyReader(split);
     const now = jest.spyOn(Date, 'now');
     try {
-      await pg.query(`update game_tables set status = 'finished'`);
+      await db.pg.query(`update game_tables set status = 'finished'`);
       const listed = await seed({ status: 'waiting' });
       now.mockReturnValue(1_000_000_000);
       const first = await reader.snapshot(me);
@@ -337,14 +329,14 @@ describe('LobbyReader (real Postgres)', () => {
   it("closing a reader ends its pool's sessions on Postgres; closing it twice does not throw", async () => {
     // The readers' sessions are told apart by an application name of their own.
     const named = (name: string) => {
-      const url = new URL(stores.databaseUrl);
+      const url = new URL(db.stores.databaseUrl);
       url.searchParams.set('application_name', name);
       return readBaseConfig({ DATABASE_URL: url.toString() }).shardMap;
     };
     const sessions = async (name: string) =>
       Number(
-        (await pg.query('select count(*) from pg_stat_activity where application_name = $1', [name])).rows[0]
-          .count,
+        (await db.pg.query('select count(*) from pg_stat_activity where application_name = $1', [name]))
+          .rows[0].count,
       );
     const reader = new LobbyReader(named('lobby-reader-close'));
     await reader.snapshot(me);
