@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Test } from '@nestjs/testing';
 import type { INestMicroservice } from '@nestjs/common';
-import { createLogger, createRedis, type Redis } from '@dominoes/platform';
+import { createRedis, type Redis } from '@dominoes/platform';
 import { INTENT_FIELD, redisNames, type IntentEnvelope, type IntentReply } from '@dominoes/protocol';
 import { IntentsController } from '../src/app.controllers';
 import { TableSpectators } from '../src/spectators/table-spectators';
 import { TableEngine } from '../src/table/table-engine';
 import { StoreUnavailableError, WriteOutcomeUnknownError } from '../src/table/table-ports';
-import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
+import { appliedReply, dropPrefix, quietTransport } from './support/shard-transport';
 import { sleep, until } from './support/until';
 
 /*
@@ -60,7 +60,7 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
       handle: async (e: IntentEnvelope): Promise<IntentReply> => {
         const failure = failures.get(e.intentId);
         if (failure) throw failure;
-        return { ok: true, intentId: e.intentId, version: 1, seat: null };
+        return appliedReply(e);
       },
     };
     const moduleRef = await Test.createTestingModule({
@@ -70,13 +70,12 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
         { provide: TableSpectators, useValue: {} },
       ],
     }).compile();
-    const server = new ShardedStreamsServer({
+    const server = quietTransport('nest-errors-test', {
       redis,
       names,
       shards: 1,
       replicaId: 'replica-nest',
-      logger: createLogger('nest-errors-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      leaseTiming: { ttlMs: 1000, tickMs: 100 },
+      ttlMs: 1000,
     });
     app = moduleRef.createNestMicroservice({ strategy: server, logger: false });
     await app.listen();
@@ -85,11 +84,7 @@ describe('intent errors through Nest to the shard transport (real Redis)', () =>
 
   afterAll(async () => {
     await app?.close();
-    const keys = await admin.keys(`${prefix}:*`);
-    if (keys.length > 0) await admin.del(...keys);
-    replies?.disconnect();
-    redis?.disconnect();
-    admin?.disconnect();
+    await dropPrefix(prefix, admin, replies, redis);
   });
 
   it('an applied intent is answered and acknowledged', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, createRedis, type Redis } from '@dominoes/platform';
+import { createRedis, type Redis } from '@dominoes/platform';
 import {
   INTENT_FIELD,
   INTENT_PATTERN,
@@ -7,8 +7,9 @@ import {
   type IntentEnvelope,
   type IntentReply,
 } from '@dominoes/protocol';
-import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
+import type { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
 import { WriteOutcomeUnknownError } from '../src/table/table-ports';
+import { appliedReply, dropPrefix, quietTransport } from './support/shard-transport';
 import { sleep, until } from './support/until';
 
 /*
@@ -72,13 +73,12 @@ describe('the shard consumer and its leases when Redis loses things', () => {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
-    server = new ShardedStreamsServer({
+    server = quietTransport('redis-loss-test', {
       redis: flaky,
       names,
       shards: 1,
       replicaId: 'replica-a',
-      logger: createLogger('redis-loss-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      leaseTiming: { ttlMs: 1000, tickMs: 100 },
+      ttlMs: 1000,
       onShardAcquired: (shard) => acquired.push(shard),
       onShardLost: (shard) => lost.push(shard),
     });
@@ -86,7 +86,7 @@ describe('the shard consumer and its leases when Redis loses things', () => {
       handled.push(e.intentId);
       if (outcomeUnknownOnce.delete(e.intentId))
         throw new WriteOutcomeUnknownError(e.tableId, new Error('Connection terminated unexpectedly'));
-      return { ok: true, intentId: e.intentId, version: 1, seat: null };
+      return appliedReply(e);
     });
     server.listen(() => undefined);
     await until('the shard lease', () => server.ownedShards().size === 1);
@@ -94,10 +94,7 @@ describe('the shard consumer and its leases when Redis loses things', () => {
 
   afterAll(async () => {
     await server?.close();
-    const keys = await admin.keys(`${prefix}:*`);
-    if (keys.length > 0) await admin.del(...keys);
-    redis?.disconnect();
-    admin?.disconnect();
+    await dropPrefix(prefix, admin, redis);
     process.off('unhandledRejection', onUnhandled);
   });
 

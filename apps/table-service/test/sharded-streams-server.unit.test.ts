@@ -16,6 +16,7 @@ import {
   MAX_IN_FLIGHT_PER_SHARD,
   ShardedStreamsServer,
 } from '../src/transport/sharded-streams.server';
+import { appliedReply, dropPrefix } from './support/shard-transport';
 import { sleep, until } from './support/until';
 
 /*
@@ -141,7 +142,7 @@ describe('ShardedStreamsServer: shard consumers on real Redis streams', () => {
       handled.push(e.intentId);
       const b = behaviour.get(e.intentId);
       if (b) return b(e);
-      return { ok: true, intentId: e.intentId, version: 1, seat: null } satisfies IntentReply;
+      return appliedReply(e);
     });
     expect(server.ownedShards().size).toBe(0);
     server.listen(() => listened++);
@@ -151,11 +152,7 @@ describe('ShardedStreamsServer: shard consumers on real Redis streams', () => {
   afterAll(async () => {
     jest.restoreAllMocks();
     await server?.close();
-    const keys = await admin.keys(`${prefix}:*`);
-    if (keys.length > 0) await admin.del(...keys);
-    subscriber?.disconnect();
-    redis?.disconnect();
-    admin?.disconnect();
+    await dropPrefix(prefix, admin, subscriber, redis);
     process.off('unhandledRejection', onUnhandled);
   });
 

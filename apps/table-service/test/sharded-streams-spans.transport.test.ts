@@ -1,21 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import {
-  createLogger,
-  createRedis,
-  shutdownTelemetry,
-  SpanKind,
-  startTelemetry,
-  type Redis,
-} from '@dominoes/platform';
-import {
-  INTENT_FIELD,
-  INTENT_PATTERN,
-  redisNames,
-  type IntentEnvelope,
-  type IntentReply,
-} from '@dominoes/protocol';
-import { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
+import { createRedis, shutdownTelemetry, SpanKind, startTelemetry, type Redis } from '@dominoes/platform';
+import { INTENT_FIELD, INTENT_PATTERN, redisNames, type IntentEnvelope } from '@dominoes/protocol';
+import type { ShardedStreamsServer } from '../src/transport/sharded-streams.server';
+import { appliedReply, dropPrefix, quietTransport } from './support/shard-transport';
 import { until } from './support/until';
 
 /** The sender's span (the gateway's ws.intent, the timer's deadline.fire), as an envelope carries it. */
@@ -39,17 +27,16 @@ describe('the shard transport traces each intent (real Redis, spans in memory)',
     });
     redis = createRedis(REDIS_URL, `${prefix}:table-service`);
     admin = createRedis(REDIS_URL, `${prefix}:admin`);
-    server = new ShardedStreamsServer({
+    server = quietTransport('streams-spans-test', {
       redis,
       names,
       shards: 2,
       replicaId: 'replica-spans',
-      logger: createLogger('streams-spans-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      leaseTiming: { ttlMs: 5000, tickMs: 100 },
+      ttlMs: 5000,
     });
-    server.addHandler(INTENT_PATTERN, async (e: IntentEnvelope): Promise<IntentReply> => {
+    server.addHandler(INTENT_PATTERN, async (e: IntentEnvelope) => {
       handled.push(e.intentId);
-      return { ok: true, intentId: e.intentId, version: 1, seat: null };
+      return appliedReply(e);
     });
     server.listen(() => undefined);
     await until('both shards', () => server.ownedShards().size === 2);
@@ -57,10 +44,7 @@ describe('the shard transport traces each intent (real Redis, spans in memory)',
 
   afterAll(async () => {
     await server?.close();
-    const keys = await admin.keys(`${prefix}:*`);
-    if (keys.length > 0) await admin.del(...keys);
-    redis?.disconnect();
-    admin?.disconnect();
+    await dropPrefix(prefix, admin, redis);
     await shutdownTelemetry();
   });
 
