@@ -20,6 +20,11 @@ export interface GroupWorkerProbe {
  * looks at each group: a group whose worker has taken nothing for `stuckMs` while a job has been due
  * for `stuckMs` gets its worker closed and started again. A busy worker (a backlog, jobs late but
  * being taken) is never restarted: it keeps taking jobs.
+ *
+ * The look itself reads the queue, over a connection the same failover may have left hanging. A read
+ * that does not answer within `probeTimeoutMs` is given up: the group counts as stuck (its worker is
+ * idle and nothing says it can take jobs), so its worker is started again, and the next look is not
+ * held up behind the hung one (a read that never answered once kept every later look from starting).
  */
 export class StuckWorkerWatchdog {
   private timer: NodeJS.Timeout | null = null;
@@ -31,6 +36,7 @@ export class StuckWorkerWatchdog {
     private readonly logger: Logger,
     private readonly stuckMs: number,
     private readonly onRestart: (group: number) => void = () => undefined,
+    private readonly probeTimeoutMs = Math.min(stuckMs, 3000),
   ) {}
 
   start(intervalMs = Math.min(2000, Math.max(100, Math.floor(this.stuckMs / 2)))): void {
@@ -49,18 +55,25 @@ export class StuckWorkerWatchdog {
       const now = this.clock.now();
       const idleMs = now - this.probe.lastTakenAt(group);
       if (idleMs < this.stuckMs) continue;
-      let dueAt: number | null;
+      let dueAt: number | null | 'no answer';
       try {
-        dueAt = await this.probe.oldestDueAt(group);
+        dueAt = await this.oldestDueWithin(group);
       } catch {
         // Redis is away: the worker cannot take jobs either, and a new one would not help.
         continue;
       }
-      if (dueAt === null || now - dueAt < this.stuckMs) continue;
-      this.logger.warn(
-        { group, idleMs, dueForMs: now - dueAt },
-        'deadline worker takes no job while one is due: starting it again',
-      );
+      if (dueAt === 'no answer') {
+        this.logger.warn(
+          { group, idleMs, probeTimeoutMs: this.probeTimeoutMs },
+          'deadline queue read did not answer while the worker is idle: starting it again',
+        );
+      } else {
+        if (dueAt === null || now - dueAt < this.stuckMs) continue;
+        this.logger.warn(
+          { group, idleMs, dueForMs: now - dueAt },
+          'deadline worker takes no job while one is due: starting it again',
+        );
+      }
       this.onRestart(group);
       try {
         await this.probe.restart(group);
@@ -70,6 +83,15 @@ export class StuckWorkerWatchdog {
       }
     }
     return restarted;
+  }
+
+  private oldestDueWithin(group: number): Promise<number | null | 'no answer'> {
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<'no answer'>((resolve) => {
+      timer = setTimeout(() => resolve('no answer'), this.probeTimeoutMs);
+      timer.unref();
+    });
+    return Promise.race([this.probe.oldestDueAt(group), cut]).finally(() => clearTimeout(timer));
   }
 
   stop(): void {

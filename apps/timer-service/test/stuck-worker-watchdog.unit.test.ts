@@ -77,6 +77,59 @@ describe('StuckWorkerWatchdog: its timer', () => {
     }
   });
 
+  it('gives up a queue read that does not answer within its bound (a connection left hanging by a failover): the idle group is started again and the next look is not held up', async () => {
+    const restarts: number[] = [];
+    const { probe, looks } = countingProbe(() => new Promise<number | null>(() => undefined));
+    const hanging: GroupWorkerProbe = {
+      ...probe,
+      restart: (group) => {
+        restarts.push(group);
+        return Promise.resolve();
+      },
+    };
+    const { logger, lines } = recordingLogger();
+    const watchdog = new StuckWorkerWatchdog(hanging, clock, logger, 1000, () => undefined, 300);
+    watchdog.start(100);
+    try {
+      await jest.advanceTimersByTimeAsync(100);
+      expect(looks.count).toBe(1);
+      await jest.advanceTimersByTimeAsync(299);
+      expect(restarts).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(restarts).toEqual([0]);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          group: 0,
+          probeTimeoutMs: 300,
+          msg: 'deadline queue read did not answer while the worker is idle: starting it again',
+        }),
+      );
+      await jest.advanceTimersByTimeAsync(100);
+      expect(looks.count).toBe(2);
+    } finally {
+      watchdog.stop();
+    }
+  });
+
+  it('bounds a queue read by the stuck bound, at most 3 s, when no bound is given', async () => {
+    const restarts: number[] = [];
+    const { probe } = countingProbe(() => new Promise<number | null>(() => undefined));
+    const hanging: GroupWorkerProbe = { ...probe, restart: (g) => (restarts.push(g), Promise.resolve()) };
+    const short = new StuckWorkerWatchdog(hanging, clock, recordingLogger().logger, 1000);
+    const long = new StuckWorkerWatchdog(hanging, clock, recordingLogger().logger, 60_000);
+    const checks = [short.check(), long.check()];
+    await jest.advanceTimersByTimeAsync(999);
+    expect(restarts).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(restarts).toEqual([0]);
+    await jest.advanceTimersByTimeAsync(1999);
+    expect(restarts).toEqual([0]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(restarts).toEqual([0, 0]);
+    await Promise.all(checks);
+  });
+
   it('once stopped it looks no more', async () => {
     const { probe, looks } = countingProbe();
     const watchdog = new StuckWorkerWatchdog(probe, clock, recordingLogger().logger, 1000);
