@@ -36,7 +36,7 @@ export class StuckWorkerWatchdog {
     private readonly logger: Logger,
     private readonly stuckMs: number,
     private readonly onRestart: (group: number) => void = () => undefined,
-    private readonly probeTimeoutMs = Math.min(stuckMs, 3000),
+    private readonly probeTimeoutMs = 3000,
   ) {}
 
   start(intervalMs = Math.min(2000, Math.max(100, Math.floor(this.stuckMs / 2)))): void {

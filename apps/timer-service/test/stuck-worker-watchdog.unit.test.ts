@@ -112,19 +112,15 @@ describe('StuckWorkerWatchdog: its timer', () => {
     }
   });
 
-  it('bounds a queue read by the stuck bound, at most 3 s, when no bound is given', async () => {
+  it('bounds a queue read by 3 s when no bound is given, whatever the stuck bound (a slow read of a short bound is not taken for a hung one)', async () => {
     const restarts: number[] = [];
     const { probe } = countingProbe(() => new Promise<number | null>(() => undefined));
     const hanging: GroupWorkerProbe = { ...probe, restart: (g) => (restarts.push(g), Promise.resolve()) };
-    const short = new StuckWorkerWatchdog(hanging, clock, recordingLogger().logger, 1000);
+    const short = new StuckWorkerWatchdog(hanging, clock, recordingLogger().logger, 200);
     const long = new StuckWorkerWatchdog(hanging, clock, recordingLogger().logger, 60_000);
     const checks = [short.check(), long.check()];
-    await jest.advanceTimersByTimeAsync(999);
+    await jest.advanceTimersByTimeAsync(2999);
     expect(restarts).toEqual([]);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(restarts).toEqual([0]);
-    await jest.advanceTimersByTimeAsync(1999);
-    expect(restarts).toEqual([0]);
     await jest.advanceTimersByTimeAsync(1);
     expect(restarts).toEqual([0, 0]);
     await Promise.all(checks);
