@@ -1,4 +1,5 @@
 import type { ShardDatabases } from '../shard-databases';
+import { ChangeBatches, DEFAULT_CHANGE_BATCH_LIMITS, type ChangeBatchLimits } from './change-batches';
 import { sum } from './merge';
 import {
   countOpenTables,
@@ -23,9 +24,15 @@ const HOST_LOCK_MS = 10_000;
 export class ShardedTableQueries {
   /** TableQueries of each database, in the shard map's order. */
   readonly each: readonly TableQueries[];
+  /** Each database's changes, grouped into statements (decision 0030). */
+  private readonly writes: readonly ChangeBatches[];
 
-  constructor(readonly databases: ShardDatabases) {
+  constructor(
+    readonly databases: ShardDatabases,
+    batchLimits: ChangeBatchLimits = DEFAULT_CHANGE_BATCH_LIMITS,
+  ) {
     this.each = databases.all.map((prisma) => new TableQueries(prisma));
+    this.writes = this.each.map((queries) => new ChangeBatches(queries, batchLimits));
   }
 
   /** The queries of table `tableId`'s database. */
@@ -37,8 +44,9 @@ export class ShardedTableQueries {
     return this.of(tableId).snapshot(tableId, recentIntents);
   }
 
+  /** Stores `change` in its table's database, with the other changes that arrive meanwhile. */
   append(change: TableChange): Promise<ChangeOutcome> {
-    return this.of(change.tableId).append(change);
+    return this.writes[this.databases.indexOfTable(change.tableId)]!.append(change);
   }
 
   /**

@@ -37,3 +37,14 @@ export function isUniqueViolation(error: unknown, key: UniqueKey): boolean {
     key.columns.every((column, i) => fields[i] === column)
   );
 }
+
+/**
+ * Whether Postgres answered `error` to a statement it then rolled back, so that nothing of it was
+ * written: an integrity violation (class 23), a data exception (22), a read-only transaction (25) or
+ * a transaction rollback such as a deadlock (40). Any other failure (a lost connection, a server
+ * shut down) may have come after the commit: its outcome is unknown.
+ */
+export function isRefusedStatement(error: unknown): boolean {
+  const code = driverCause(error)?.originalCode;
+  return typeof code === 'string' && ['22', '23', '25', '40'].includes(code.slice(0, 2));
+}

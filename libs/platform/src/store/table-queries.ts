@@ -152,6 +152,60 @@ WITH t AS (
 SELECT count(*)::int AS updated FROM t`;
 
 /*
+ * Several tables' changes in one statement (ChangeBatches): APPEND_SQL with one row of `c` per change,
+ * each UPDATE fenced on its own expected version and expiry, and each table's rows hung off its own
+ * line of the UPDATE's RETURNING. The ids returned are the changes stored; a change not among them
+ * wrote nothing. Per-table columns are arrays ($1-$9, the snapshot as text, cast to json as one
+ * change's $2 is); the rows each change adds are one JSON recordset per kind, tagged with table_id.
+ */
+const APPEND_BATCH_SQL = `
+WITH c AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::timestamptz[], $6::uuid[], $7::bigint[], $8::timestamptz[], $9::int[])
+    AS c(id, state, version, status, deadline_at, host_player_id, expected, expires_at, seats_present)
+), t AS (
+  UPDATE game_tables g
+     SET state = c.state::json, version = c.version, status = c.status, deadline_at = c.deadline_at, host_player_id = COALESCE(c.host_player_id, g.host_player_id), seats_present = c.seats_present, updated_at = now()
+    FROM c
+   WHERE g.id = c.id AND g.version = c.expected AND (c.expires_at IS NULL OR clock_timestamp() < c.expires_at)
+  RETURNING g.id
+), log AS (
+  INSERT INTO table_actions (table_id, seq, kind, seat, match_number, round_number, payload, intent_id)
+  SELECT t.id, x.seq, x.kind, x.seat, x.match_number, x.round_number, x.payload, x.intent_id
+    FROM jsonb_to_recordset($10::jsonb) AS x(table_id text, seq bigint, kind text, seat int, match_number int, round_number int, payload jsonb, intent_id text)
+    JOIN t ON t.id = x.table_id
+), freed AS (
+  DELETE FROM table_seats s USING t, jsonb_to_recordset($11::jsonb) AS x(table_id text, seat int)
+   WHERE x.table_id = t.id AND s.table_id = t.id AND s.seat = x.seat
+), taken AS (
+  INSERT INTO table_seats (table_id, seat, player_id, name)
+  SELECT t.id, x.seat, x.player_id, x.name FROM jsonb_to_recordset($12::jsonb) AS x(table_id text, seat int, player_id uuid, name text) JOIN t ON t.id = x.table_id
+  ON CONFLICT (table_id, seat) DO UPDATE SET player_id = EXCLUDED.player_id, name = EXCLUDED.name, joined_at = now()
+), m AS (
+  INSERT INTO matches (table_id, number, variant, target, one_round, seats, scores, winner_side, finished_at, abandoned_at)
+  SELECT t.id, x.number, x.variant, x.target, x.one_round, x.seats, x.scores, x.winner_side, CASE WHEN x.finished THEN now() END, CASE WHEN x.abandoned THEN now() END
+    FROM jsonb_to_recordset($13::jsonb) AS x(table_id text, number int, variant text, target int, one_round boolean, seats jsonb, scores jsonb, winner_side int, finished boolean, abandoned boolean)
+    JOIN t ON t.id = x.table_id
+  ON CONFLICT (table_id, number) DO UPDATE
+     SET scores = COALESCE(EXCLUDED.scores, matches.scores), winner_side = COALESCE(EXCLUDED.winner_side, matches.winner_side),
+         finished_at = COALESCE(EXCLUDED.finished_at, matches.finished_at), abandoned_at = COALESCE(EXCLUDED.abandoned_at, matches.abandoned_at)
+), r AS (
+  INSERT INTO rounds (table_id, match_number, number, opener, deal, result, finished_at)
+  SELECT t.id, x.match_number, x.number, x.opener, COALESCE(x.deal, 'null'::jsonb), x.result, CASE WHEN x.finished THEN now() END
+    FROM jsonb_to_recordset($14::jsonb) AS x(table_id text, match_number int, number int, opener int, deal jsonb, result jsonb, finished boolean)
+    JOIN t ON t.id = x.table_id
+  ON CONFLICT (table_id, match_number, number) DO UPDATE
+     SET result = COALESCE(EXCLUDED.result, rounds.result), finished_at = COALESCE(EXCLUDED.finished_at, rounds.finished_at)
+)
+SELECT id FROM t`;
+
+/** Each of `changes`' rows of one kind, tagged with its table's id, as one JSON array. */
+function taggedRows<T>(changes: readonly TableChange[], rows: (change: TableChange) => readonly T[]): string {
+  return JSON.stringify(
+    changes.flatMap((change) => rows(change).map((row) => ({ table_id: change.tableId, ...row }))),
+  );
+}
+
+/*
  * Opening a table, counted against its host's open tables. Run after the host's advisory lock in the
  * same transaction: under READ COMMITTED this statement's snapshot is taken after the lock, so it sees
  * every table another replica opened for this host before it, and no two openings can both see room.
@@ -325,6 +379,33 @@ export class TableQueries {
       if (isUniqueViolation(error, INTENT_ID_KEY)) return 'duplicate';
       throw error;
     }
+  }
+
+  /**
+   * Stores several tables' changes in one statement (APPEND_BATCH_SQL), each fenced on its own
+   * version and expiry: the ids of the tables whose change was stored (the others wrote nothing).
+   * At most one change per table. A statement Postgres refuses (an intent id stored before, a
+   * deadlock) writes nothing of any of them and is thrown, as is any other error.
+   */
+  async appendBatch(changes: readonly TableChange[]): Promise<Set<string>> {
+    const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
+      APPEND_BATCH_SQL,
+      changes.map((c) => c.tableId),
+      changes.map((c) => c.state),
+      changes.map((c) => c.version),
+      changes.map((c) => c.status),
+      changes.map((c) => timestamp(c.deadlineAt)),
+      changes.map((c) => c.hostPlayerId),
+      changes.map((c) => c.expectedVersion),
+      changes.map((c) => timestamp(c.expiresAt)),
+      changes.map((c) => c.seatsPresent),
+      taggedRows(changes, (c) => c.log),
+      taggedRows(changes, (c) => c.seatsFreed.map((seat) => ({ seat }))),
+      taggedRows(changes, (c) => c.seatsTaken),
+      taggedRows(changes, (c) => c.matches),
+      taggedRows(changes, (c) => c.rounds),
+    );
+    return new Set(rows.map((row) => row.id));
   }
 
   /** Finished or closed tables not changed since `idleBefore`, found by game_tables_status_idx. */
