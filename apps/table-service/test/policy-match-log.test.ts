@@ -1,14 +1,9 @@
-import {
-  createSeededRng,
-  matchCaseOfLog,
-  replayCase,
-  RULE_DURATIONS,
-  type MatchOutput,
-} from '@dominoes/rules';
+import { matchCaseOfLog, replayCase, type MatchOutput } from '@dominoes/rules';
+import { decide } from '../src/table/table-policy';
 import type { TableEvent } from '../src/table/table-events';
-import { decide, openTable, type PolicyContext } from '../src/table/table-policy';
 import type { TableState } from '../src/table/table-state';
 import { accepted, policyEnvelopes } from './support/policy-intents';
+import { playByDeadlines, policyContext, START } from './support/policy-play';
 
 /**
  * A whole match played through the policy alone (every turn by its deadline, every break by its
@@ -16,46 +11,10 @@ import { accepted, policyEnvelopes } from './support/policy-intents';
  * (the mutation run found the payloads unchecked at the unit level, docs/testing.md), and the log
  * replays through the rules to the same scores (P19, D8, F8).
  */
-const START = 1_000_000;
 const envelope = policyEnvelopes('MATCH1', 'm');
-const ctx = (now: number, rng = createSeededRng(5)): PolicyContext => ({
-  now,
-  rng,
-  durations: RULE_DURATIONS,
-});
-
-interface Played {
-  readonly events: TableEvent[];
-  readonly states: TableState[];
-  readonly final: TableState;
-}
-
-/** Opens a table, seats `players` (connected), then fires each deadline at its instant until `until`. */
-function play(
-  config: Parameters<typeof openTable>[2],
-  players: string[],
-  until: (t: TableState) => boolean,
-  rng = createSeededRng(5),
-): Played {
-  const opened = accepted(
-    openTable('MATCH1', { id: 'h', name: 'h' }, config, 'c-h', { now: START, waitingTableTtlMs: 900_000 }),
-  );
-  const events: TableEvent[] = [...opened.events];
-  const states: TableState[] = [];
-  let table: TableState = { ...opened.table, version: opened.events.length };
-  const apply = (e: ReturnType<typeof envelope>, now: number) => {
-    const d = accepted(decide(table, e, ctx(now, rng)));
-    events.push(...d.events);
-    table = { ...d.table, version: table.version + d.events.length };
-    states.push(table);
-  };
-  for (const p of players) apply(envelope(p, { kind: 'join' }, `c-${p}`), START);
-  for (let guard = 0; !until(table) && guard < 5000; guard++) {
-    const due = table.deadline!;
-    apply(envelope(null, { kind: 'deadline', key: due.key, dueAt: due.at }), due.at);
-  }
-  return { events, states, final: table };
-}
+const ctx = (now: number) => policyContext(now);
+const play = (...args: Parameters<typeof playByDeadlines>) =>
+  playByDeadlines(args[0], args[1], args[2], args[3], envelope);
 
 describe('a match played through the policy, as its log (P19, D8, F8)', () => {
   const finished = (t: TableState) => t.status === 'finished';

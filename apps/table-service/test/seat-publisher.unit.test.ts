@@ -2,14 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { createRedis, type Redis } from '@dominoes/platform';
 import { redisNames, type SeatEvent } from '@dominoes/protocol';
 import { openTable, decide } from '../src/table/table-policy';
-import { tableView } from '../src/table/table-views';
+import { seatMessages, tableView } from '../src/table/table-views';
 import { RedisSeatPublisher } from '../src/table/seat-publisher';
 import { watchSeatChannels } from './support/seat-channels';
 import { createSeededRng, RULE_DURATIONS } from '@dominoes/rules';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** A two-seat table with both seats taken, and the seat event of `seat` at its version. */
+/**
+ * A two-seat table with both seats taken: `messageOf(seat)`, the message of `seat` at its version, and
+ * `eventOf(seat)`, the seat event a gateway reads of it (its view as tableView makes it).
+ */
 function seatedTable(id: string) {
   const host = { id: '00000000-0000-4000-8000-000000000001', name: 'host' };
   const opened = openTable(id, host, { variant: 'draw', seats: 2, oneRound: true }, null, {
@@ -32,13 +35,17 @@ function seatedTable(id: string) {
   );
   if (!joined.ok) throw new Error(joined.message);
   const table = joined.table;
-  return (seat: number): SeatEvent => ({
-    tableId: id,
-    seat,
-    version: table.version,
-    view: tableView(table, seat),
-    cause: { intentId: 'join', sentAt: 5 },
-  });
+  const cause = { intentId: 'join', sentAt: 5 };
+  return {
+    messageOf: (seat: number) => seatMessages(table, [seat], 0, cause)[0]!,
+    eventOf: (seat: number): SeatEvent => ({
+      tableId: id,
+      seat,
+      version: table.version,
+      view: tableView(table, seat),
+      cause,
+    }),
+  };
 }
 
 /** The seats' views of a stored change on their Redis channels (what the gateways subscribe to). */
@@ -52,10 +59,10 @@ describe('RedisSeatPublisher on real Redis', () => {
   afterAll(() => redis.disconnect());
 
   it("publishes each seat's event on that seat's channel of its table, and nothing on the others", async () => {
-    const eventOf = seatedTable('PUB001');
+    const { messageOf, eventOf } = seatedTable('PUB001');
     const channels = await watchSeatChannels(REDIS_URL, names, ['PUB001', 'PUB002'], 3);
     try {
-      await new RedisSeatPublisher(redis, names).publish([eventOf(1), eventOf(0)]);
+      await new RedisSeatPublisher(redis, names).publish([messageOf(1), messageOf(0)]);
       await channels.settle();
       const got = channels.take();
       expect(got.map((e) => [e.tableId, e.seat])).toEqual([
@@ -73,8 +80,8 @@ describe('RedisSeatPublisher on real Redis', () => {
     const closed = createRedis(REDIS_URL, 'seat-publisher-closed-test', { maxRetriesPerRequest: 0 });
     await closed.ping();
     closed.disconnect();
-    const event = seatedTable('SEATPUBX')(0);
-    await expect(new RedisSeatPublisher(closed, names).publish([event])).rejects.toThrow(
+    const message = seatedTable('SEATPUBX').messageOf(0);
+    await expect(new RedisSeatPublisher(closed, names).publish([message])).rejects.toThrow(
       /Connection is closed/,
     );
   });

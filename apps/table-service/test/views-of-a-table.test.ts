@@ -1,9 +1,23 @@
-import { createSeededRng, publicView, RULE_DURATIONS, rulesOf, seatView } from '@dominoes/rules';
+import {
+  createSeededRng,
+  publicView,
+  RULE_DURATIONS,
+  rulesOf,
+  seatView,
+  seatViewsSharePublicView,
+} from '@dominoes/rules';
 import { eventMatch, eventRound, eventSeat, type TableEvent } from '../src/table/table-events';
 import { decide, openTable } from '../src/table/table-policy';
 import { isConnected, type TableState } from '../src/table/table-state';
-import { occupiedSeats, spectatorView, tableView } from '../src/table/table-views';
+import {
+  occupiedSeats,
+  seatMessages,
+  seatViewTexts,
+  spectatorView,
+  tableView,
+} from '../src/table/table-views';
 import { accepted, policyEnvelopes } from './support/policy-intents';
+import { playByDeadlines } from './support/policy-play';
 
 /**
  * What a seat and a spectator are shown of a table (table-views.ts; the mutation run's survivors,
@@ -130,5 +144,71 @@ describe('the fields an event is filed under', () => {
     ]);
     const seatTaken: TableEvent = { kind: 'seat-taken', seat: 0, payload: { playerId: 'p', name: 'p' } };
     expect(eventSeat(seatTaken)).toBe(0);
+  });
+});
+
+describe("a change's seat views as published (seatViewTexts, issue 14)", () => {
+  const finished = (t: TableState) => t.status === 'finished';
+  const games = [
+    { variant: 'partnership' as const, target: 50 },
+    { variant: 'draw' as const, seats: 3, target: 50 },
+    { variant: 'five-tile' as const, seats: 4, target: 100 },
+  ];
+
+  it.each(games)(
+    'every seat view of every state of a whole $variant match is byte for byte JSON.stringify(tableView), shared part or not',
+    (config) => {
+      const players = ['a', 'b', 'c'].slice(0, (config.seats ?? 4) - 1);
+      const { states } = playByDeadlines(config, players, finished);
+      let shared = 0;
+      for (const [i, table] of states.entries()) {
+        const seats = occupiedSeats(table);
+        const watchers = i % 3;
+        expect(seatViewTexts(table, seats, watchers)).toEqual(
+          seats.map((seat) => JSON.stringify(tableView(table, seat, watchers))),
+        );
+        if (!table.match || seatViewsSharePublicView(table.match)) shared += 1;
+      }
+      // Both ways are taken in the draw games (a seat's own draws), only the shared one in partnership.
+      if (config.variant === 'partnership') expect(shared).toBe(states.length);
+      else expect(shared).toBeLessThan(states.length);
+      expect(shared).toBeGreaterThan(0);
+    },
+  );
+
+  it("each message's header names its seat, version, player and cause, and its view is that seat's", () => {
+    const { final } = playByDeadlines(
+      { variant: 'partnership', target: 50 },
+      ['a', 'b', 'c'],
+      (t) => t.version > 20,
+    );
+    const cause = { intentId: 'x1', sentAt: 7 };
+    const messages = seatMessages(
+      final,
+      [2, 0],
+      1,
+      cause,
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    );
+    expect(messages.map((m) => m.header)).toEqual([
+      {
+        tableId: 'MATCH1',
+        seat: 2,
+        version: final.version,
+        playerId: 'b',
+        cause,
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      },
+      {
+        tableId: 'MATCH1',
+        seat: 0,
+        version: final.version,
+        playerId: 'h',
+        cause,
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      },
+    ]);
+    expect(JSON.parse(messages[0]!.viewJson)).toEqual(tableView(final, 2, 1));
+    expect(seatMessages(final, [1], 0, null)[0]!.header).not.toHaveProperty('traceparent');
   });
 });

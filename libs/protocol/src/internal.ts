@@ -123,8 +123,23 @@ export function encodeSeatEvent(event: SeatEvent): string {
     cause: event.cause,
     ...(event.traceparent ? { traceparent: event.traceparent } : {}),
   };
+  return encodeSeatMessage({ header, viewJson: JSON.stringify(event.view) });
+}
+
+/**
+ * A seat event whose view is already JSON text (the table-service writes the part every seat's view
+ * shares once per change): what `encodeSeatEvent` publishes, with `viewJson` as its view.
+ */
+export interface SeatMessage {
+  readonly header: SeatEventHeader;
+  /** `JSON.stringify` of the seat's TableView, whose `you.seat` and `you.playerId` are the header's. */
+  readonly viewJson: string;
+}
+
+/** A seat message as published: header line, newline, view JSON. */
+export function encodeSeatMessage(message: SeatMessage): string {
   // JSON.stringify escapes every newline inside strings, so the first '\n' ends the header.
-  return `${JSON.stringify(header)}\n${JSON.stringify(event.view)}`;
+  return `${JSON.stringify(message.header)}\n${message.viewJson}`;
 }
 
 export type DecodedSeatEvent = DecodedHeaderLine<SeatEventHeader>;

@@ -23,7 +23,7 @@ export {
   type MatchConfigInput,
   type Deal,
 } from './match';
-export { publicView, seatView } from './view';
+export { publicView, seatOwnPart, seatView, seatViewsSharePublicView } from './view';
 export * from './timing';
 export {
   replayLine,

@@ -12,13 +12,13 @@ function publicEntry(entry: LogEntry, seat: number | null, revealed: boolean): L
  * the public board and passes (P10). At a round's end every hand is revealed (P12).
  */
 export function seatView(match: MatchState, seat: number): SeatView {
-  const round = match.round;
-  return {
-    ...viewOf(match, seat),
-    seat,
-    hand: round?.hands[seat] ?? [],
-    legal: legalActions(match, seat),
-  };
+  const own = seatOwnPart(match, seat);
+  return { ...viewOf(match, seat), seat: own.seat, hand: own.hand, legal: own.legal };
+}
+
+/** What only `seat` sees: its number, its hand and its legal actions (the last keys of its view). */
+export function seatOwnPart(match: MatchState, seat: number): Pick<SeatView, 'seat' | 'hand' | 'legal'> {
+  return { seat, hand: match.round?.hands[seat] ?? [], legal: legalActions(match, seat) };
 }
 
 /**
@@ -27,6 +27,18 @@ export function seatView(match: MatchState, seat: number): SeatView {
  */
 export function publicView(match: MatchState): PublicView {
   return viewOf(match, null);
+}
+
+/**
+ * Whether every seat's view is the public view with only its own part added
+ * (`{ ...publicView(match), ...seatOwnPart(match, seat) }`, key for key): true unless a seat drew a tile that
+ * the others may not see yet (D, F games before the reveal). The table-service then writes the
+ * shared part of a change's seat views out once (issue 14).
+ */
+export function seatViewsSharePublicView(match: MatchState): boolean {
+  const round = match.round;
+  if (round === null || round.result !== null) return true;
+  return !round.log.some((entry) => entry.type === 'draw' && entry.drawn !== undefined);
 }
 
 /** The view of `seat`, or of nobody (null), without the seat's own hand and actions. */

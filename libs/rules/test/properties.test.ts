@@ -14,7 +14,9 @@ import {
   legalActions,
   matchResult,
   publicView,
+  seatOwnPart,
   seatView,
+  seatViewsSharePublicView,
   startRound,
   startRoundWithDeal,
   tileId,
@@ -252,6 +254,17 @@ function checkPublicView(m: MatchState): void {
       () => `the public view differs from seat ${seat}'s view`,
     );
     check(log.length === publicLog.length, () => 'public log length');
+    // No boneyard in partnership (P4): its views always share it.
+    if (m.config.variant === 'partnership')
+      check(seatViewsSharePublicView(m), () => 'partnership views do not share the public view');
+    // When the rules say the views share the public view, each is it plus the seat's own part, byte for byte.
+    if (seatViewsSharePublicView(m)) {
+      const shared = JSON.stringify({ ...v, ...seatOwnPart(m, seat) });
+      check(
+        shared === JSON.stringify(seatView(m, seat)),
+        () => `seat ${seat}'s view is not the public view + its part`,
+      );
+    }
     log.forEach((e, i) => {
       // What seat `seat` sees of another seat's action is what a spectator sees of it.
       if (e.seat !== seat || revealed)

@@ -4,11 +4,10 @@ import {
   type IntentEnvelope,
   type IntentReply,
   type RedisNames,
-  type SeatEvent,
 } from '@dominoes/protocol';
 import type { SeatPublisher } from '../table/table-ports';
 import type { TableState } from '../table/table-state';
-import { occupiedSeats, spectatorView, tableView } from '../table/table-views';
+import { occupiedSeats, seatMessages, spectatorView } from '../table/table-views';
 import { OneAtATime } from './one-at-a-time';
 import type { TableWatchers } from './table-watchers';
 
@@ -115,15 +114,8 @@ export class TableSpectators implements SpectatorHook {
     const table = known ?? (await this.load(tableId));
     if (!table) return;
     const watchers = this.registry.count(tableId);
-    const events = occupiedSeats(table).map((seat): SeatEvent => ({
-      tableId,
-      seat,
-      version: table.version,
-      view: tableView(table, seat, watchers),
-      cause: null,
-    }));
     try {
-      await this.seats.publish(events);
+      await this.seats.publish(seatMessages(table, occupiedSeats(table), watchers, null));
       await this.published(table);
     } catch (error) {
       // The count is only shown: the next change of the table sends it again.

@@ -1,5 +1,5 @@
 import { onCluster, publishOn, type RedisClient } from '@dominoes/platform';
-import { encodeSeatEvent, type RedisNames, type SeatEvent } from '@dominoes/protocol';
+import { encodeSeatMessage, type RedisNames, type SeatMessage } from '@dominoes/protocol';
 import type { SeatPublisher } from './table-ports';
 
 /**
@@ -12,12 +12,14 @@ export class RedisSeatPublisher implements SeatPublisher {
     private readonly names: RedisNames,
   ) {}
 
-  async publish(events: readonly SeatEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  async publish(messages: readonly SeatMessage[]): Promise<void> {
+    if (messages.length === 0) return;
     const pipeline = this.redis.pipeline();
     const cluster = onCluster(this.redis);
-    for (const event of events)
-      publishOn(pipeline, cluster, this.names.seatChannel(event.tableId, event.seat), encodeSeatEvent(event));
+    for (const message of messages) {
+      const { tableId, seat } = message.header;
+      publishOn(pipeline, cluster, this.names.seatChannel(tableId, seat), encodeSeatMessage(message));
+    }
     // exec() resolves even when its commands fail (a pair [error, result] each): a PUBLISH that
     // failed must reach the engine, which publishes the stored change's views again.
     const results = await pipeline.exec();

@@ -13,7 +13,7 @@ import {
   type TableRepository,
 } from './table-ports';
 import { isConnected, seatOfPlayer, type Deadline, type TableState } from './table-state';
-import { occupiedSeats, tableView } from './table-views';
+import { occupiedSeats, seatMessages, tableView } from './table-views';
 import { dealSource } from './deal-source';
 import { lobbyUpdateOf, type LobbyPublisher } from './lobby-feed';
 import type { SpectatorHook } from '../spectators/table-spectators';
@@ -307,16 +307,8 @@ export class TableEngine {
     traceparent?: string,
   ): Promise<void> {
     if (seats.length === 0) return;
-    const watchers = this.watchers(table.id);
     await this.deps.publisher.publish(
-      seats.map((seat): SeatEvent => ({
-        tableId: table.id,
-        seat,
-        version: table.version,
-        view: tableView(table, seat, watchers),
-        cause,
-        ...(traceparent ? { traceparent } : {}),
-      })),
+      seatMessages(table, seats, this.watchers(table.id), cause, traceparent),
     );
   }
 

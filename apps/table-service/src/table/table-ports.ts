@@ -1,4 +1,4 @@
-import type { SeatEvent } from '@dominoes/protocol';
+import type { SeatMessage } from '@dominoes/protocol';
 import type { TableEvent } from './table-events';
 import type { TableState } from './table-state';
 
@@ -43,7 +43,7 @@ export interface TableRepository {
 
 /** Where each seat's own view of a stored change goes (its seat channel), in one batch. */
 export interface SeatPublisher {
-  publish(events: readonly SeatEvent[]): Promise<void>;
+  publish(messages: readonly SeatMessage[]): Promise<void>;
 }
 
 /** Another writer stored a newer version: this replica lost the table and must not write (fencing). */

@@ -1,15 +1,15 @@
-import type { SeatEvent } from '@dominoes/protocol';
+import { encodeSeatMessage, parseSeatEvent, type SeatEvent, type SeatMessage } from '@dominoes/protocol';
 import type { SeatPublisher } from '../../src/table/table-ports';
 
 /**
  * An in-memory SeatPublisher, for the engine's own tests only (the service publishes on Redis:
- * seat-publisher.ts). It records every batch of seat events it is given.
+ * seat-publisher.ts). It records every batch it is given as the seat events a gateway would read.
  */
 export class InMemorySeatPublisher implements SeatPublisher {
   readonly batches: (readonly SeatEvent[])[] = [];
 
-  async publish(events: readonly SeatEvent[]): Promise<void> {
-    this.batches.push(events);
+  async publish(messages: readonly SeatMessage[]): Promise<void> {
+    this.batches.push(messages.map((m) => parseSeatEvent(encodeSeatMessage(m))));
   }
 
   /** Every event published, in order. */
