@@ -37,8 +37,8 @@ work=$(mktemp -d /tmp/bench-cpu.XXXXXX)
 pre=bench$RANDOM
 log=$work/services.log
 psql -h 127.0.0.1 -U postgres -qc "drop database if exists dominoes_bench" >/dev/null 2>&1
-node_args=""
-[ -n "${PROFILE_DIR:-}" ] && { mkdir -p "$PROFILE_DIR"; node_args="--cpu-prof --cpu-prof-dir=$PROFILE_DIR"; }
+node_args="${BENCH_SERVICE_NODE_ARGS:-}"
+[ -n "${PROFILE_DIR:-}" ] && { mkdir -p "$PROFILE_DIR"; node_args="$node_args --cpu-prof --cpu-prof-dir=$PROFILE_DIR"; }
 (cd "$proj" && DATABASE_URL=$P/dominoes_bench REDIS_PREFIX=$pre PORT=9780 TABLE_SERVICE_PORT=9781 \
   TIMER_SERVICE_PORT=9782 METRICS_PORT=9784 SERVICE_NODE_ARGS="$node_args" \
   setsid bash -c 'echo $$ > '"$work"'/pgid; exec node scripts/start.js' >"$log" 2>&1 &)

@@ -6,6 +6,9 @@
  * as its own process, with their logs prefixed. Ctrl-C stops everything.
  */
 const { spawn, spawnSync } = require('node:child_process');
+
+/** A larger young generation: fewer scavenges of the per-action garbage (decision 0031; the Dockerfile's NODE_OPTIONS). */
+const SERVICE_HEAP_FLAG = '--max-semi-space-size=64';
 const { join } = require('node:path');
 const { checkPostgres, checkRedis, readBaseConfig, createRedis } = require('@dominoes/platform');
 
@@ -104,8 +107,9 @@ async function main() {
   );
   for (const { name, label, port, metricsPort } of instances) {
     // SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-    // (node refuses --cpu-prof in NODE_OPTIONS). docs/performance.md shows how it is used.
-    const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    // (node refuses --cpu-prof in NODE_OPTIONS). docs/performance.md shows how it is used. The
+    // services' young generation is the image's (NODE_OPTIONS in the Dockerfile, decision 0031).
+    const nodeArgs = [SERVICE_HEAP_FLAG, ...(process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps', name, 'dist/main.js')], {
       env: {
         LOG_PRETTY: '1',
