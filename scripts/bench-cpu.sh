@@ -9,7 +9,11 @@
 #                                                         BREAK_MS=100: 500 turn deadlines due per
 #                                                         second; with the rules' 30 s break between
 #                                                         rounds only ~320 are), idle1000-break30
-#                                                         (the same with the 30 s break, as before)
+#                                                         (the same with the 30 s break, as before),
+#                                                         memory2000 (2,000 tables' sockets held, then
+#                                                         closed: the gateway's bytes per socket, the
+#                                                         table-service's per open table, and whether
+#                                                         closed tables leave its memory)
 #   PROFILE_DIR=/tmp/prof scripts/bench-cpu.sh ...        also writes one .cpuprofile per service
 #   LOADTEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p": node flags of the load-test tool alone
 #   BENCH_OUT=DIR: where the JSON goes (default bench-results/ of this tree). The load-test tool is
@@ -31,6 +35,9 @@ case $scenario in
   human2000) tables=2000 think=1-3s duration=60s extra=() ;;
   idle1000) tables=1000 think=0 duration=60s extra=(--mode idle) ; export TURN_MS=2000 BREAK_MS=100 ;;
   idle1000-break30) tables=1000 think=0 duration=60s extra=(--mode idle) ; export TURN_MS=2000 ;;
+  # Memory: 2,000 tables' sockets opened, joined and held (matches started, nobody acts), then closed;
+  # a table with no seat connected is abandoned after 10 s and must leave the table-service's memory.
+  memory2000) tables=2000 think=0 duration=90s extra=(--sockets-only --settle 90s) ; export ABANDONED_TABLE_MS=10000 ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 work=$(mktemp -d /tmp/bench-cpu.XXXXXX)
@@ -49,11 +56,17 @@ for _ in $(seq 90); do
   sleep 1
 done
 load_before=$(cut -d' ' -f1 /proc/loadavg)
+# The table-service's memory and tables held, every 5 s while the load test runs (memory2000's figures).
+(while curl -sf http://127.0.0.1:9781/metrics 2>/dev/null | awk -v t="$(date +%s)" \
+    '/^process_resident_memory_bytes /{r=$2} /^nodejs_heap_size_used_bytes /{h=$2} /^dominoes_active_tables\{/{a+=$2} END{print t, r, h, a+0}' >>"$work/table-memory"; do
+  sleep 5; done) &
+sampler=$!
 (cd "${LOADTEST_DIR:-$here}" && node ${LOADTEST_NODE_ARGS:-} apps/loadtest/dist/main.js --url http://127.0.0.1:9780 --tables "$tables" --think "$think" \
   --ramp 30s --duration "$duration" "${extra[@]}" --quiet --out "$work/report" --local-procs \
   --metrics gateway=http://127.0.0.1:9784/metrics,table-service=http://127.0.0.1:9781/metrics,timer-service=http://127.0.0.1:9782/metrics \
   2>>"$log" | tail -1 >"$work/result.json")
 load_after=$(cut -d' ' -f1 /proc/loadavg)
+kill "$sampler" 2>/dev/null
 curl -sf http://127.0.0.1:9782/metrics >"$work/timer.metrics" 2>/dev/null
 g=$(cat "$work/pgid"); kill -TERM -- -"$g" 2>/dev/null
 for _ in $(seq 30); do kill -0 -- -"$g" 2>/dev/null || break; sleep 1; done
@@ -64,9 +77,9 @@ mkdir -p "$outdir"
 out=$outdir/cpu-$label-$(date -u +%Y%m%dT%H%M%S).json
 commit=${BENCH_COMMIT:-$(git -C "$proj" rev-parse --short HEAD)}
 dirty=$( [ -n "${BENCH_COMMIT:-}" ] && echo 0 || git -C "$proj" status --porcelain --untracked-files=no | wc -l)
-python3 - "$work/result.json" "$out" "$label" "$scenario" "$commit" "$dirty" "$load_before" "$load_after" "$work/report/report.json" "$work/timer.metrics" <<'PY'
+python3 - "$work/result.json" "$out" "$label" "$scenario" "$commit" "$dirty" "$load_before" "$load_after" "$work/report/report.json" "$work/timer.metrics" "$work/table-memory" <<'PY'
 import json, re, sys
-src, out, label, scenario, commit, dirty, lb, la, full, timer_metrics = sys.argv[1:]
+src, out, label, scenario, commit, dirty, lb, la, full, timer_metrics, table_memory = sys.argv[1:]
 try: r = json.load(open(src))
 except Exception: print(f"{label}: the load test printed no result"); sys.exit(1)
 try: whole = json.load(open(full))
@@ -76,7 +89,7 @@ except Exception: whole = {}
 groups = ((whole.get("cost") or {}).get("processes") or {}).get("groups") or []
 others = [g["group"] for g in groups if g["group"] != "postgres" and (g["processesAtStart"] != 1 or g["processesAtEnd"] != 1)]
 c = r.get("cpuMsPerAction") or {}
-server = sum(v for k, v in c.items() if k != "loadtest")
+server = sum(v for k, v in c.items() if k != "loadtest" and v is not None)
 a = r.get("actionToAllViewsMs") or {}
 def timer_counters(path):
     # The whole run's firings and two lateness histograms of the timer's /metrics (cumulative
@@ -103,8 +116,33 @@ doc = {"label": label, "scenario": scenario, "commit": commit, "dirtyFiles": int
        "otherProcessesCounted": others, "startedAt": whole.get("startedAt"), "cost": whole.get("cost"),
        "services": whole.get("services"), "deadlineMovesPerSecond": (whole.get("totals") or {}).get("deadlineMovesPerSecond"),
        "timer": timer_counters(timer_metrics) if scenario.startswith("idle") else None, "report": r}
+def table_memory_figures(path):
+    # Per open table: the lowest heap (and RSS) with every table held against the lowest once they
+    # have all left (0 tables in the cache), both after whatever GC ran: as the gateway's per-socket figure.
+    try: rows = [list(map(float, l.split())) for l in open(path) if len(l.split()) == 4]
+    except OSError: return None
+    if not rows: return None
+    most = max(r[3] for r in rows)
+    held = [r for r in rows if r[3] == most]
+    gone = [r for r in rows if r[3] == 0 and r[0] > held[-1][0]]
+    fig = {"samples": rows, "tablesHeld": most, "heldSamples": len(held), "goneSamples": len(gone)}
+    if held and gone:
+        for i, name in ((1, "rss"), (2, "heap")):
+            hm, gm = min(r[i] for r in held), min(r[i] for r in gone)
+            fig[name + "HeldMinBytes"], fig[name + "AfterCloseMinBytes"] = hm, gm
+            fig[name + "PerTableBytes"] = round((hm - gm) / most) if most else None
+    return fig
+if scenario.startswith("memory"):
+    doc["tableMemory"] = table_memory_figures(table_memory)
+    doc["socketsOnly"] = (whole.get("socketsOnly") or (whole.get("totals") or {}).get("socketsOnly"))
 json.dump(doc, open(out, "w"), indent=1)
-parts = " ".join(f"{k}={v:.2f}" for k, v in c.items())
+parts = " ".join(f"{k}={v:.2f}" for k, v in c.items() if v is not None)
+if scenario.startswith("memory"):
+    m, so = doc["tableMemory"] or {}, doc["socketsOnly"] or {}
+    print(f"{label} {scenario} {commit}: table-service {m.get('tablesHeld')} tables held, heap {m.get('heapPerTableBytes')} B "
+          f"and RSS {m.get('rssPerTableBytes')} B per open table, {m.get('goneSamples')} samples with none left; "
+          f"gateway {so.get('bytesPerSocket')} B RSS, {so.get('heapPerSocket')} B heap per socket -> {out}")
+    sys.exit(0)
 if scenario.startswith("idle"):
     late = r.get("deadlineLatenessMs") or {}
     timer = doc["timer"] or {}

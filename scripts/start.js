@@ -109,7 +109,10 @@ async function main() {
     // SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
     // (node refuses --cpu-prof in NODE_OPTIONS). docs/performance.md shows how it is used. The
     // services' young generation is the image's (NODE_OPTIONS in the Dockerfile, decision 0031).
-    const nodeArgs = [SERVICE_HEAP_FLAG, ...(process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
+    const nodeArgs = [
+      SERVICE_HEAP_FLAG,
+      ...(process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+    ];
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps', name, 'dist/main.js')], {
       env: {
         LOG_PRETTY: '1',
