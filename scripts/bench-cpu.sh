@@ -61,7 +61,7 @@ load_before=$(cut -d' ' -f1 /proc/loadavg)
     '/^process_resident_memory_bytes /{r=$2} /^nodejs_heap_size_used_bytes /{h=$2} /^dominoes_active_tables\{/{a+=$2} END{print t, r, h, a+0}' >>"$work/table-memory"; do
   sleep 5; done) &
 sampler=$!
-(cd "${LOADTEST_DIR:-$here}" && node ${LOADTEST_NODE_ARGS:-} apps/loadtest/dist/main.js --url http://127.0.0.1:9780 --tables "$tables" --think "$think" \
+(cd "${LOADTEST_DIR:-$here}" && node --max-semi-space-size=64 ${LOADTEST_NODE_ARGS:-} apps/loadtest/dist/main.js --url http://127.0.0.1:9780 --tables "$tables" --think "$think" \
   --ramp 30s --duration "$duration" "${extra[@]}" --quiet --out "$work/report" --local-procs \
   --metrics gateway=http://127.0.0.1:9784/metrics,table-service=http://127.0.0.1:9781/metrics,timer-service=http://127.0.0.1:9782/metrics \
   2>>"$log" | tail -1 >"$work/result.json")
