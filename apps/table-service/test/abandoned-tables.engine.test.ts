@@ -88,12 +88,24 @@ describe('abandoned tables on real Postgres and Redis', () => {
     await closeAll('ABAND1');
     const waiting = await engine.load('ABAND1');
     expect(waiting?.deadline).toMatchObject({ kind: 'abandon', at: now + ABANDON_MS });
-    // The abandonment is the table's one job.
+    // The table's one job is a turn's (cut to 5 s by P17 if the seat at turn left before the last one),
+    // due before the abandonment (decision 0032): its firing, out of date, changes nothing and makes
+    // the abandonment the table's job.
+    await engine.deadlinesSet();
+    const turnJob = scheduled.at(-1)!;
+    expect(turnJob).toMatchObject({ kind: 'turn' });
+    expect(turnJob.at).toBeLessThan(waiting!.deadline!.at);
+    now = turnJob.at;
+    expect(
+      await engine.handle(intent('ABAND1', null, { kind: 'deadline', key: turnJob.key, dueAt: turnJob.at })),
+    ).toMatchObject({ ok: true });
+    await engine.deadlinesSet();
     expect(scheduled.at(-1)).toEqual(waiting!.deadline);
+    expect((await engine.load('ABAND1'))?.version).toBe(waiting!.version);
     const cachedBefore = [...engine.cachedTables()].length;
     expect(engine.cachedTable('ABAND1')).toBeDefined();
 
-    now += ABANDON_MS;
+    now = waiting!.deadline!.at;
     expect(
       await engine.handle(
         intent('ABAND1', null, { kind: 'deadline', key: waiting!.deadline!.key, dueAt: 0 }),

@@ -1,8 +1,8 @@
 import { createLogger, systemClock } from '@dominoes/platform';
-import { RULE_DURATIONS } from '@dominoes/rules';
+import { legalActions, RULE_DURATIONS } from '@dominoes/rules';
 import { TableEngine } from '../src/table/table-engine';
 import { StoreUnavailableError, WriteOutcomeUnknownError } from '../src/table/table-ports';
-import { RECENT_INTENTS_KEPT } from '../src/table/table-state';
+import { RECENT_INTENTS_KEPT, type Deadline } from '../src/table/table-state';
 import { envelopes } from './support/engine-harness';
 import { InMemorySeatPublisher } from './support/in-memory-seat-publisher';
 import { InMemoryTableStore } from './support/in-memory-table-store';
@@ -91,6 +91,52 @@ describe('table engine on in-memory ports', () => {
     expect(all).toBe(true);
     expect(finished).toEqual(started);
     expect(started.at(-1)).toBe(`DLINE1:${(await engine.load('DLINE1'))!.deadline!.key}`);
+  });
+
+  it("moves played before the table's job comes due set no job (decision 0032); that job's firing, out of date, changes nothing and sets the current turn's job", async () => {
+    let now = 1_900_000_000_000;
+    const store = new InMemoryTableStore();
+    const publisher = new InMemorySeatPublisher();
+    const scheduled: Deadline[] = [];
+    const engine = new TableEngine({
+      store,
+      publisher,
+      clock: { now: () => now },
+      durations: RULE_DURATIONS,
+      deadlines: { schedule: async (_tableId, d) => void scheduled.push(d) },
+      logger: createLogger('test', 'silent'),
+    });
+    const send = envelopes('WAKE1', 'w');
+    await engine.handle(send(0, create));
+    for (const p of [1, 2, 3]) await engine.handle(send(p, join));
+    await engine.deadlinesSet();
+    const firstTurn = scheduled.at(-1)!;
+    expect(firstTurn).toMatchObject({ kind: 'turn', at: now + RULE_DURATIONS.turnMs });
+    // Five moves, one every 2 s: each moves the deadline later than the job set, so none sets one.
+    for (let i = 0; i < 5; i++) {
+      now += 2_000;
+      const t = (await engine.load('WAKE1'))!;
+      if (t.match!.phase !== 'playing') break;
+      const seat = t.match!.round!.turn;
+      const action = legalActions(t.match!, seat)[0]!;
+      expect(await engine.handle(send(seat, { kind: 'action', action }))).toMatchObject({ ok: true });
+    }
+    await engine.deadlinesSet();
+    expect(scheduled.at(-1)).toBe(firstTurn);
+    const moved = (await engine.load('WAKE1'))!;
+    expect(moved.deadline!.key).not.toBe(firstTurn.key);
+    // The job fires at its time: out of date, it changes nothing and hands the timer the current deadline.
+    now = firstTurn.at;
+    const views = publisher.batches.length;
+    expect(
+      await engine.handle(
+        send(0, { kind: 'deadline', key: firstTurn.key, dueAt: firstTurn.at }, { player: null }),
+      ),
+    ).toMatchObject({ ok: true });
+    await engine.deadlinesSet();
+    expect(scheduled.at(-1)).toEqual(moved.deadline);
+    expect((await engine.load('WAKE1'))!.version).toBe(moved.version);
+    expect(publisher.batches.length).toBe(views);
   });
 
   it("runs one table's intents one at a time in arrival order, each on top of the one before, while another table's go on", async () => {

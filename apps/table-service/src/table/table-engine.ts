@@ -15,13 +15,11 @@ import {
 import { isConnected, seatOfPlayer, type Deadline, type TableState } from './table-state';
 import { occupiedSeats, seatMessages, tableView } from './table-views';
 import { dealSource } from './deal-source';
+import { DeadlineJobs, type DeadlineScheduler } from './deadline-jobs';
 import { lobbyUpdateOf, type LobbyPublisher } from './lobby-feed';
 import type { SpectatorHook } from '../spectators/table-spectators';
 
-/** Sets the one delayed deadline job of a table (timer-service fires it). */
-export interface DeadlineScheduler {
-  schedule(tableId: string, deadline: Deadline, traceparent?: string): Promise<void>;
-}
+export type { DeadlineScheduler };
 
 export interface EngineMetrics {
   intent(kind: string, outcome: string): void;
@@ -52,8 +50,8 @@ export interface EngineDeps {
 export class TableEngine {
   private readonly cache = new Map<string, TableState>();
   private readonly tails = new Map<string, Promise<unknown>>();
-  /** Per table, the deadline job being set, if any (scheduleDeadline). */
-  private readonly deadlineTails = new Map<string, Promise<void>>();
+  /** Each table's one deadline job, as this replica set it (decision 0032). */
+  private readonly jobs: DeadlineJobs;
   /**
    * Tables an intent failed on with an error of the store (Postgres or Redis down): not in memory
    * now, or not sure to be, while whatever that intent was (a deadline's firing, used up) is lost.
@@ -64,6 +62,7 @@ export class TableEngine {
 
   constructor(private readonly deps: EngineDeps) {
     this.limits = deps.limits ?? DEFAULT_TABLE_LIMITS;
+    this.jobs = new DeadlineJobs(deps.deadlines, deps.clock, deps.logger);
   }
 
   /**
@@ -72,8 +71,14 @@ export class TableEngine {
    * memory, and a later intent reads it from Postgres (issue 14: abandoned tables held the RSS).
    */
   private remember(table: TableState): void {
-    if (table.status === 'closed' || isLeftFinished(table)) this.cache.delete(table.id);
+    if (table.status === 'closed' || isLeftFinished(table)) this.drop(table.id);
     else this.cache.set(table.id, table);
+  }
+
+  /** Forgets this replica's copy of a table, and what it knew of its deadline job. */
+  private drop(tableId: string): void {
+    this.cache.delete(tableId);
+    this.jobs.forget(tableId);
   }
 
   /** Runs `work` after every earlier intent of the same table. */
@@ -93,7 +98,7 @@ export class TableEngine {
       // The transport answers UNAVAILABLE or INTERNAL; count it with the other outcomes.
       const code = error instanceof StoreUnavailableError ? 'UNAVAILABLE' : 'INTERNAL';
       this.deps.metrics?.intent(intentName(envelope.intent), code);
-      this.cache.delete(envelope.tableId);
+      this.drop(envelope.tableId);
       this.failed.add(envelope.tableId);
       throw error;
     });
@@ -113,7 +118,7 @@ export class TableEngine {
 
   /** Drops what this replica knows of tables it no longer owns. */
   forget(predicate: (tableId: string) => boolean): void {
-    for (const id of [...this.cache.keys()]) if (predicate(id)) this.cache.delete(id);
+    for (const id of [...this.cache.keys()]) if (predicate(id)) this.drop(id);
   }
 
   cachedTables(): Iterable<TableState> {
@@ -185,6 +190,8 @@ export class TableEngine {
         code: 'TABLE_NOT_FOUND',
         message: `There is no table ${tableId}.`,
       });
+    // A firing uses its job up, whatever its key: the table has no job until one is set again.
+    if (intent.kind === 'deadline') this.jobs.fired(tableId, intent.dueAt);
     const seatOf = (t: TableState) => (envelope.player ? seatOfPlayer(t, envelope.player.id) : -1);
     if (table.recentIntents.includes(intentId)) {
       // Applied before (a client retry, or a redelivery after a crash): at most once.
@@ -215,6 +222,9 @@ export class TableEngine {
     if (!decision.ok) return reply({ ok: false, intentId, code: decision.code, message: decision.message });
     const cause = { intentId, sentAt: envelope.sentAt };
     if (decision.events.length === 0) {
+      // A wake-up set for an earlier deadline (decision 0032): now the job of the current one.
+      if (intent.kind === 'deadline' && table.deadline)
+        this.jobs.ensure(tableId, table.deadline, traceparent);
       // Nothing changed (a sync, an out-of-date deadline): the asker gets the whole view again, in
       // the reply, for the asking socket alone. (On the seat channel it went to every socket of the
       // seat: 60 sockets syncing sent 57 times the views.) Without a reply channel nobody asked.
@@ -231,7 +241,7 @@ export class TableEngine {
     } catch (error) {
       // Nothing was written: the cached copy is still the stored one.
       if (error instanceof IntentExpiredError) return reply(expiredReply(intentId));
-      this.cache.delete(tableId);
+      this.drop(tableId);
       if (error instanceof DuplicateIntentError) {
         const fresh = await this.load(tableId);
         return reply({ ok: true, intentId, version: fresh?.version ?? null, seat: decision.seat });
@@ -367,37 +377,18 @@ export class TableEngine {
   }
 
   /**
-   * Sets the table's deadline job after a stored change, off the reply's path (decision 0024): the
-   * ack and the views do not wait for BullMQ. A table's jobs are still set one after the other, in
-   * the order of its changes, so the job set last is the last change's deadline.
+   * Sets the table's deadline job after a stored change that moved its deadline, off the reply's
+   * path (decision 0024), and only when no job due no later is set already (decision 0032).
    */
   private scheduleDeadline(before: Deadline | null, after: TableState, traceparent?: string): void {
     const deadline = after.deadline;
     if (!deadline || deadline.key === before?.key) return;
-    const set = () => this.setDeadline(after.id, deadline, traceparent);
-    const previous = this.deadlineTails.get(after.id);
-    // Started at once when nothing of this table is pending (the common case).
-    const next = previous ? previous.then(set) : set();
-    this.deadlineTails.set(after.id, next);
-    void next.then(() => {
-      if (this.deadlineTails.get(after.id) === next) this.deadlineTails.delete(after.id);
-    });
-  }
-
-  private async setDeadline(tableId: string, deadline: Deadline, traceparent?: string): Promise<void> {
-    try {
-      await this.deps.deadlines.schedule(tableId, deadline, traceparent);
-    } catch (error) {
-      // The change is stored; if the job never made it, the deadline keeper's safety net sets it
-      // again once the deadline is overdue (decision 0011), and a replica that takes the shard sets
-      // every deadline of it again from Postgres.
-      this.deps.logger.error({ tableId, err: error }, 'could not schedule the deadline');
-    }
+    this.jobs.ensure(after.id, deadline, traceparent);
   }
 
   /** Resolves once every deadline job asked for so far is set (or failed and was logged). */
-  async deadlinesSet(): Promise<void> {
-    while (this.deadlineTails.size > 0) await Promise.all([...this.deadlineTails.values()]);
+  deadlinesSet(): Promise<void> {
+    return this.jobs.settled();
   }
 }
 

@@ -1,0 +1,79 @@
+import type { Clock, Logger } from '@dominoes/platform';
+import type { Deadline } from './table-state';
+
+/** Sets the one delayed deadline job of a table (timer-service fires it). */
+export interface DeadlineScheduler {
+  schedule(tableId: string, deadline: Deadline, traceparent?: string): Promise<void>;
+}
+
+/**
+ * The one BullMQ job of each table, as this replica set it (decision 0032): a wake-up of the table,
+ * due at or before its deadline, never after it.
+ *
+ * - A deadline that comes no later than the job already set, and not yet due, sets nothing: that job
+ *   wakes the table first. Its firing names a key that is no longer the table's, changes nothing
+ *   (stale-deadline fencing), and sets the job of the deadline current then (`fired`, then `ensure`).
+ *   At human pace a turn moves every few seconds against a 45 s clock, so one job in many is set.
+ * - An earlier deadline (a disconnected seat's 5 s, the break, a first turn) replaces the job, as
+ *   before (`upsertDeadline`: deduplication by table, `replace`).
+ * - What this replica does not know (a table loaded from Postgres, a shard taken over, an intent that
+ *   failed on the store) is set on the table's next change, as every change's job used to be.
+ *
+ * A table's jobs are set one after the other, in the order asked (decision 0024), so the job set last
+ * is the one asked for last; the reply never waits for them.
+ */
+export class DeadlineJobs {
+  /** When each table's job is due, for the tables this replica set one for and has not seen fire. */
+  private readonly wakeAt = new Map<string, number>();
+  /** Per table, the job being set, if any. */
+  private readonly tails = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly scheduler: DeadlineScheduler,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Sets the job of `deadline`, unless the table's job is due no later and has not come due yet. */
+  ensure(tableId: string, deadline: Deadline, traceparent?: string): void {
+    const wake = this.wakeAt.get(tableId);
+    if (wake !== undefined && wake <= deadline.at && wake > this.clock.now()) return;
+    this.wakeAt.set(tableId, deadline.at);
+    const set = () => this.set(tableId, deadline, traceparent);
+    const previous = this.tails.get(tableId);
+    // Started at once when nothing of this table is pending (the common case).
+    const next = previous ? previous.then(set) : set();
+    this.tails.set(tableId, next);
+    void next.then(() => {
+      if (this.tails.get(tableId) === next) this.tails.delete(tableId);
+    });
+  }
+
+  /** The table's job due at `dueAt` fired: it wakes the table no more (a newer, later one stays). */
+  fired(tableId: string, dueAt: number): void {
+    const wake = this.wakeAt.get(tableId);
+    if (wake !== undefined && wake <= dueAt) this.wakeAt.delete(tableId);
+  }
+
+  /** What this replica knew of the table's job is no longer sure (it left the cache, a write failed). */
+  forget(tableId: string): void {
+    this.wakeAt.delete(tableId);
+  }
+
+  /** Resolves once every job asked for so far is set (or failed and was logged). */
+  async settled(): Promise<void> {
+    while (this.tails.size > 0) await Promise.all([...this.tails.values()]);
+  }
+
+  private async set(tableId: string, deadline: Deadline, traceparent?: string): Promise<void> {
+    try {
+      await this.scheduler.schedule(tableId, deadline, traceparent);
+    } catch (error) {
+      // The change is stored; if the job never made it, the deadline keeper's safety net sets it
+      // again once the deadline is overdue (decision 0011), and a replica that takes the shard sets
+      // every deadline of it again from Postgres. Not known to be set: the next change sets it.
+      if (this.wakeAt.get(tableId) === deadline.at) this.wakeAt.delete(tableId);
+      this.logger.error({ tableId, err: error }, 'could not schedule the deadline');
+    }
+  }
+}
