@@ -31,6 +31,8 @@ describe('the shard consumer and its leases when Redis loses things', () => {
   const lost: number[] = [];
   /** The next replies to publish fail this many times (the connection "drops" mid-answer). */
   let failPublishes = 0;
+  /** Acks issued with a reply that failed: they fail too. */
+  let failAcks = 0;
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   let n = 0;
@@ -55,19 +57,18 @@ describe('the shard consumer and its leases when Redis loses things', () => {
     // The server's own connection, but a reply publish can be made to fail.
     const flaky = new Proxy(redis, {
       get(target, key, receiver) {
+        // The answer's reply and ack go out together: the drop fails both.
         if (key === 'publish')
-          return (channel: string, message: string) =>
-            failPublishes-- > 0
-              ? Promise.reject(new Error('Connection is closed.'))
-              : target.publish(channel, message);
-        // The answer's reply + ack go out as one pipeline: the drop fails all of it.
-        if (key === 'pipeline')
-          return () => {
-            const pipeline = target.pipeline();
-            const exec = pipeline.exec.bind(pipeline);
-            pipeline.exec = () =>
-              failPublishes-- > 0 ? Promise.reject(new Error('Connection is closed.')) : exec();
-            return pipeline;
+          return (channel: string, message: string) => {
+            if (failPublishes-- <= 0) return target.publish(channel, message);
+            failAcks++;
+            return Promise.reject(new Error('Connection is closed.'));
+          };
+        if (key === 'xack')
+          return (...args: Parameters<Redis['xack']>) => {
+            if (failAcks <= 0) return target.xack(...args);
+            failAcks--;
+            return Promise.reject(new Error('Connection is closed.'));
           };
         const value = Reflect.get(target, key, receiver) as unknown;
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;

@@ -46,8 +46,8 @@ describe('ShardedStreamsServer: shard consumers on real Redis streams', () => {
   const lost: number[] = [];
   const behaviour = new Map<string, Behaviour>();
   let listened = 0;
-  /** The server's reply pipelines: the next this many answer with an error in their results. */
-  let failPipelines = 0;
+  /** The server's answers (reply and ack): the next this many fail, as on a dropped connection. */
+  let failAnswers = 0;
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   let n = 0;
@@ -113,20 +113,25 @@ describe('ShardedStreamsServer: shard consumers on real Redis streams', () => {
       names.intentStream(1),
       '>',
     );
-    const realPipeline = redis.pipeline.bind(redis);
-    redis.pipeline = ((...args: Parameters<Redis['pipeline']>) => {
-      const pipeline = realPipeline(...args);
-      if (failPipelines > 0) {
-        failPipelines--;
-        // Results as of a reply published and an ack that failed (nothing is sent): the error is the second.
-        pipeline.exec = () =>
-          Promise.resolve([
-            [null, 1],
-            [new Error('Connection is closed.'), null],
-          ]);
+    // A dropped connection fails the answer's reply and its ack alike (they go out together): nothing is sent.
+    const realPublish = redis.publish.bind(redis);
+    const realXack = redis.xack.bind(redis);
+    let failAck = 0;
+    redis.publish = ((...args: Parameters<Redis['publish']>) => {
+      if (failAnswers > 0) {
+        failAnswers--;
+        failAck++;
+        return Promise.reject(new Error('Connection is closed.'));
       }
-      return pipeline;
-    }) as Redis['pipeline'];
+      return realPublish(...args);
+    }) as Redis['publish'];
+    redis.xack = ((...args: Parameters<Redis['xack']>) => {
+      if (failAck > 0) {
+        failAck--;
+        return Promise.reject(new Error('Connection is closed.'));
+      }
+      return realXack(...args);
+    }) as Redis['xack'];
     server = new ShardedStreamsServer({
       redis,
       names,
@@ -300,9 +305,9 @@ describe('ShardedStreamsServer: shard consumers on real Redis streams', () => {
     await untilNonePending(0);
   });
 
-  it('a reply pipeline that fails (an error in its results) acknowledges nothing: the entry is read again and answered once, no unhandled rejection', async () => {
+  it('an answer whose reply and ack fail (the connection dropped) acknowledges nothing: the entry is read again and answered once, no unhandled rejection', async () => {
     const e = envelope(T0);
-    failPipelines = 1;
+    failAnswers = 1;
     expect((await answerTo(0, e))?.ok).toBe(true);
     expect(timesHandled(e)).toBe(2);
     expect(got.filter((r) => r.intentId === e.intentId)).toHaveLength(1);

@@ -3,8 +3,10 @@ import { encodeSeatMessage, type RedisNames, type SeatMessage } from '@dominoes/
 import type { SeatPublisher } from './table-ports';
 
 /**
- * Publishes each seat's view on its Redis channel (names.seatChannel), all of them in one pipeline:
- * a table's channels share its shard's hash tag, so on a cluster they are one node's (SPUBLISH).
+ * Publishes each seat's view on its Redis channel (names.seatChannel); a table's channels share its
+ * shard's hash tag, so on a cluster they are one node's (SPUBLISH). The commands are issued one by one
+ * on the table-service's auto-pipelined connection: with the change's reply, its XACK and the other
+ * changes of the same turn of the event loop they go out in one write (issue 14), in the order issued.
  */
 export class RedisSeatPublisher implements SeatPublisher {
   constructor(
@@ -14,16 +16,19 @@ export class RedisSeatPublisher implements SeatPublisher {
 
   async publish(messages: readonly SeatMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const pipeline = this.redis.pipeline();
     const cluster = onCluster(this.redis);
-    for (const message of messages) {
-      const { tableId, seat } = message.header;
-      publishOn(pipeline, cluster, this.names.seatChannel(tableId, seat), encodeSeatMessage(message));
-    }
-    // exec() resolves even when its commands fail (a pair [error, result] each): a PUBLISH that
-    // failed must reach the engine, which publishes the stored change's views again.
-    const results = await pipeline.exec();
-    const failed = results?.find(([error]) => error !== null);
-    if (failed) throw failed[0];
+    // Every PUBLISH is issued before any is awaited; one that fails must reach the engine, which
+    // publishes the stored change's views again.
+    await Promise.all(
+      messages.map((message) => {
+        const { tableId, seat } = message.header;
+        return publishOn(
+          this.redis,
+          cluster,
+          this.names.seatChannel(tableId, seat),
+          encodeSeatMessage(message),
+        );
+      }),
+    );
   }
 }

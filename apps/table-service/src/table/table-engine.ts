@@ -252,8 +252,10 @@ export class TableEngine {
     }
     this.remember(stored);
     // From here on the change is stored: nothing below may turn into an error reply (a player told
-    // "not applied" of a move that was: the chaos test's refusedButStored).
-    await this.publishStored(stored, cause, traceparent);
+    // "not applied" of a move that was: the chaos test's refusedButStored). The views' PUBLISHes are
+    // issued now and not waited for: the reply, issued after them on the same connection, reaches
+    // Redis after them, and goes out with them in one write (issue 14). A failed one is tried again.
+    void this.publishStored(stored, cause, traceparent);
     await this.publishLobby(table, stored);
     await this.publishToSpectators(stored, traceparent);
     this.scheduleDeadline(table.deadline, stored, traceparent);

@@ -323,14 +323,14 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       await redis.xack(stream, INTENT_GROUP, id);
       return;
     }
-    // The reply, then the ack, in one round trip. On the main connection: `reader` may be blocked
-    // in the shard's next XREADGROUP by now.
-    const pipeline = redis.pipeline();
-    if (envelope.replyTo) pipeline.publish(envelope.replyTo, JSON.stringify(reply));
-    pipeline.xack(stream, INTENT_GROUP, id);
-    const results = await pipeline.exec();
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
+    // The reply, then the ack, issued together on the main connection (`reader` may be blocked in the
+    // shard's next XREADGROUP by now): auto-pipelined, they go out in one write with the change's views
+    // and whatever else this turn of the event loop issued (issue 14).
+    const sent = [
+      envelope.replyTo ? redis.publish(envelope.replyTo, JSON.stringify(reply)) : null,
+      redis.xack(stream, INTENT_GROUP, id),
+    ];
+    await Promise.all(sent);
   }
 
   /** Finishes the intents in hand, then gives every shard back. */
