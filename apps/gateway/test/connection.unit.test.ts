@@ -1,5 +1,7 @@
-import { MAX_BUFFERED_BYTES } from '../src/ws/connection';
-import { fakeConnection, SOCKET_STATE } from './unit-fakes';
+import type WebSocket from 'ws';
+import { Connection, MAX_BUFFERED_BYTES } from '../src/ws/connection';
+import { TurnWrites } from '../src/ws/turn-writes';
+import { FakeSocket, fakeConnection, SOCKET_STATE } from './unit-fakes';
 
 describe('Connection (one socket, on a fake ws socket)', () => {
   afterEach(() => jest.useRealTimers());
@@ -9,7 +11,7 @@ describe('Connection (one socket, on a fake ws socket)', () => {
     expect(conn.id).toBe('gw-1:1');
     expect(conn.remote).toBe('192.0.2.1');
     expect(conn.openedAt).toBe(5_000);
-    expect(conn.lastPongAt).toBe(5_000);
+    expect(conn.lastHeardAt).toBe(5_000);
     expect(conn.pingSentAt).toBeNull();
     expect([conn.binding, conn.watching, conn.player]).toEqual([null, null, null]);
     expect([conn.lastVersion, conn.watches, conn.bindings]).toEqual([-1, 0, 0]);
@@ -42,6 +44,28 @@ describe('Connection (one socket, on a fake ws socket)', () => {
     conn.send({ type: 'ack', id: 'x', version: 3 });
     conn.sendText('{"raw":true}');
     expect(socket.sent).toEqual(['{"type":"ack","id":"x","version":3}', '{"raw":true}']);
+  });
+
+  it('with its TCP socket given, sends each frame with that socket corked until the turn of the event loop is over (issue 14)', async () => {
+    const socket = new FakeSocket();
+    let corked = 0;
+    const tcp = { cork: () => void corked++, uncork: () => void corked-- };
+    const conn = new Connection('c', socket as unknown as WebSocket, { perSecond: 10, burst: 2 }, 0, 'r', {
+      tcp,
+      turn: new TurnWrites(),
+    });
+    const seen: number[] = [];
+    const send = socket.send.bind(socket);
+    socket.send = (text: string) => {
+      seen.push(corked);
+      send(text);
+    };
+    conn.sendText('{"type":"view"}');
+    conn.send({ type: 'ack', id: 'x', version: 3 });
+    expect(seen).toEqual([1, 1]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(corked).toBe(0);
+    expect(socket.sent).toHaveLength(2);
   });
 
   it('sends nothing on a socket that is not open', () => {

@@ -365,6 +365,18 @@ describe('SocketHub: the heartbeat', () => {
     await waitFor(() => socket.pings === 2, 1500, 'a second ping');
   });
 
+  it('a frame is a sign of life: a socket that talks is pinged only WS_PING_INTERVAL_MS after its last frame', async () => {
+    const rig = await hubRig(suite, { env: beat });
+    const socket = rig.open();
+    rig.clock.t += 90;
+    socket.text({ type: 'ping' });
+    rig.clock.t += 99;
+    await ticks();
+    expect(socket.pings).toBe(0);
+    rig.clock.t += 1;
+    await waitFor(() => socket.pings === 1, 1500, 'a ping 100 ms after the frame');
+  });
+
   it('a socket being closed is neither pinged nor cut', async () => {
     const rig = await hubRig(suite, { env: { ...beat, WS_RATE_BURST: '1', WS_ABUSE_LIMIT: '1' } });
     const socket = rig.open();

@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import type { ServerMessage } from '@dominoes/protocol';
 import { TokenBucket } from './token-bucket';
+import type { Corkable, TurnWrites } from './turn-writes';
 
 export interface SeatBinding {
   readonly tableId: string;
@@ -42,8 +43,11 @@ export class Connection {
   abuseCount = 0;
   /** When the gateway's last ping went out unanswered; null once its pong came. */
   pingSentAt: number | null = null;
-  /** The last sign of life the heartbeat counts: the socket's opening, or its last pong. */
-  lastPongAt: number;
+  /**
+   * The last sign of life the heartbeat counts: the socket's opening, its last pong, or the last frame
+   * it sent (a socket that talks is pinged only once it has been silent for WS_PING_INTERVAL_MS).
+   */
+  lastHeardAt: number;
   readonly bucket: TokenBucket;
   readonly openedAt: number;
 
@@ -53,10 +57,12 @@ export class Connection {
     rate: { perSecond: number; burst: number },
     now: number,
     readonly remote: string,
+    /** The TCP socket under `socket` and the gateway's TurnWrites: a turn's frames leave in one write. */
+    private readonly batching: { readonly tcp: Corkable; readonly turn: TurnWrites } | null = null,
   ) {
     this.bucket = new TokenBucket(rate.perSecond, rate.burst, now);
     this.openedAt = now;
-    this.lastPongAt = now;
+    this.lastHeardAt = now;
   }
 
   get open(): boolean {
@@ -79,6 +85,7 @@ export class Connection {
       return;
     }
     try {
+      if (this.batching) this.batching.turn.hold(this.batching.tcp);
       this.socket.send(text);
     } catch {
       // The socket went away between the check and the send; its close handler cleans up.

@@ -29,6 +29,7 @@ import type { SeatRouter } from './seat-router';
 import type { LobbyHub } from '../lobby/lobby-hub';
 import type { ChatRelay } from '../chat/chat-relay';
 import { TableWatching } from './table-watching';
+import { TurnWrites } from './turn-writes';
 
 /** ws refuses larger frames itself and closes with 1009; smaller ones over MAX_FRAME_BYTES get an error frame. */
 export const WS_MAX_PAYLOAD = MAX_SOCKET_FRAME_BYTES;
@@ -61,6 +62,8 @@ export class SocketHub {
   private lobby: LobbyHub | null = null;
   /** The sockets that watch tables (decision 0018). */
   readonly watching: TableWatching;
+  /** Each socket's frames of one turn of the event loop, written together. */
+  private readonly turnWrites = new TurnWrites();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -77,8 +80,9 @@ export class SocketHub {
     this.watching = new TableWatching(router, intents, (...args) => this.envelope(...args), clock, logger);
     this.epoch = clock.now();
     this.seq = this.epoch;
-    // Pings every socket and drops the ones whose pong does not come (a frozen or vanished client
-    // would otherwise look connected, and keep the full turn clock instead of P17's).
+    // Pings every socket silent for WS_PING_INTERVAL_MS and drops the ones whose pong does not come (a
+    // frozen or vanished client would otherwise look connected, and keep the full turn clock instead
+    // of P17's). A frame or a pong counts as a sign of life: the ping is for the silent.
     const tick = Math.max(20, Math.min(1_000, Math.min(config.pingIntervalMs, config.pongTimeoutMs) / 5));
     this.heartbeat = setInterval(() => {
       try {
@@ -117,6 +121,7 @@ export class SocketHub {
       this.config.rateLimit,
       this.clock.now(),
       remote,
+      request?.socket ? { tcp: request.socket, turn: this.turnWrites } : null,
     );
     this.connections.add(conn);
     this.metrics.openSockets.set(this.connections.size);
@@ -166,6 +171,7 @@ export class SocketHub {
   private onPing(conn: Connection, data: Buffer): void {
     if (conn.closing) return;
     const now = this.clock.now();
+    conn.lastHeardAt = now;
     if (!conn.bucket.take(now)) {
       this.rateLimited(conn, now);
       return;
@@ -177,7 +183,7 @@ export class SocketHub {
     if (conn.closing) return;
     const now = this.clock.now();
     conn.pingSentAt = null;
-    conn.lastPongAt = now;
+    conn.lastHeardAt = now;
     // Unasked pongs are frames too.
     if (!conn.bucket.take(now)) this.rateLimited(conn, now);
   }
@@ -193,7 +199,7 @@ export class SocketHub {
           'socket dropped: no pong in time',
         );
         conn.terminate();
-      } else if (now - conn.lastPongAt >= this.config.pingIntervalMs) {
+      } else if (now - conn.lastHeardAt >= this.config.pingIntervalMs) {
         conn.ping(now);
       }
     }
@@ -203,6 +209,8 @@ export class SocketHub {
     // A socket that is being closed is not read any more: a flood goes on costing nothing, not even a log line.
     if (conn.closing) return;
     const now = this.clock.now();
+    // Alive: its heartbeat ping can wait (at human pace most seated sockets are never pinged).
+    conn.lastHeardAt = now;
     if (!conn.bucket.take(now)) {
       this.rateLimited(conn, now);
       return;
