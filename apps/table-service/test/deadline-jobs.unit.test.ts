@@ -59,6 +59,30 @@ describe('deadline jobs: one wake-up per table, due no later than its deadline',
     expect(set).toEqual(['T:1@3005000', 'T:2@3051000']);
   });
 
+  it("the job set after an out-of-date firing carries the trace of the change that made its deadline, not the firing's", async () => {
+    now = 6_000_000;
+    const traces: (string | undefined)[] = [];
+    const jobs = new DeadlineJobs(
+      { schedule: async (_id, _d, traceparent) => void traces.push(traceparent) },
+      clock,
+      createLogger('test', 'silent'),
+    );
+    jobs.ensure('T', turn('1', now + 45_000), 'made-1');
+    now += 2_000;
+    jobs.ensure('T', turn('2', now + 45_000), 'made-2');
+    now += 2_000;
+    jobs.ensure('T', turn('3', now + 45_000), 'made-3');
+    now = 6_045_000;
+    jobs.fired('T', 6_045_000);
+    jobs.ensure('T', turn('3', 6_049_000), 'the-firing');
+    // A wake-up for a deadline nobody made since (a key this replica never saw) links to its firing.
+    now = 6_049_000;
+    jobs.fired('T', 6_049_000);
+    jobs.ensure('T', turn('9', 6_094_000), 'another-firing');
+    await jobs.settled();
+    expect(traces).toEqual(['made-1', 'made-3', 'another-firing']);
+  });
+
   it('a job that could not be set is not counted on: the next deadline sets its own', async () => {
     now = 4_000_000;
     const { jobs, set } = world((d) => d.key === '1');

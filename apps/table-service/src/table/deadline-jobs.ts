@@ -25,6 +25,11 @@ export interface DeadlineScheduler {
 export class DeadlineJobs {
   /** When each table's job is due, for the tables this replica set one for and has not seen fire. */
   private readonly wakeAt = new Map<string, number>();
+  /**
+   * Per table, the trace of the change that made a deadline whose job was not set then: the job set
+   * for that deadline later (after an out-of-date firing) still links to the change that made it.
+   */
+  private readonly madeBy = new Map<string, { readonly key: string; readonly traceparent?: string }>();
   /** Per table, the job being set, if any. */
   private readonly tails = new Map<string, Promise<void>>();
 
@@ -36,10 +41,16 @@ export class DeadlineJobs {
 
   /** Sets the job of `deadline`, unless the table's job is due no later and has not come due yet. */
   ensure(tableId: string, deadline: Deadline, traceparent?: string): void {
+    const made = this.madeBy.get(tableId);
     const wake = this.wakeAt.get(tableId);
-    if (wake !== undefined && wake <= deadline.at && wake > this.clock.now()) return;
+    if (wake !== undefined && wake <= deadline.at && wake > this.clock.now()) {
+      if (made?.key !== deadline.key) this.madeBy.set(tableId, { key: deadline.key, traceparent });
+      return;
+    }
+    this.madeBy.delete(tableId);
     this.wakeAt.set(tableId, deadline.at);
-    const set = () => this.set(tableId, deadline, traceparent);
+    const trace = made?.key === deadline.key ? made.traceparent : traceparent;
+    const set = () => this.set(tableId, deadline, trace);
     const previous = this.tails.get(tableId);
     // Started at once when nothing of this table is pending (the common case).
     const next = previous ? previous.then(set) : set();
@@ -58,6 +69,7 @@ export class DeadlineJobs {
   /** What this replica knew of the table's job is no longer sure (it left the cache, a write failed). */
   forget(tableId: string): void {
     this.wakeAt.delete(tableId);
+    this.madeBy.delete(tableId);
   }
 
   /** Resolves once every job asked for so far is set (or failed and was logged). */
