@@ -21,11 +21,11 @@ export class StoresModule {
         useFactory: () =>
           new ShardDatabases(config.shardMap, (url) => createPrisma(url, config.databasePoolSize)),
       },
-      // Auto-pipelining: the commands of many intents issued in one tick (views, replies, acks, leases)
-      // go out in one write instead of one write each (docs/performance.md).
+      // The commands of many intents issued in one tick (views, replies, acks, leases) go out in one
+      // write instead of one write each (decision 0033, docs/performance.md).
       {
         provide: REDIS,
-        useFactory: () => createRedis(config, 'table-service', { enableAutoPipelining: true }),
+        useFactory: () => createRedis(config, 'table-service', { writesPerTick: true }),
       },
       { provide: REDIS_NAMES, useValue: redisNames(config.redisPrefix, config.tableShards) },
       // One BullMQ queue per shard group (DEADLINE_GROUPS).

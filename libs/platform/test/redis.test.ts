@@ -47,3 +47,45 @@ describe('Redis connections while Redis is down', () => {
     }
   });
 });
+
+/** Counts the writes a connection's current socket makes from now on (`_write` and `_writev` calls). */
+function countWrites(socket: object): () => number {
+  let writes = 0;
+  const s = socket as { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void };
+  for (const method of ['_write', '_writev'] as const) {
+    const original = s[method].bind(socket);
+    s[method] = (...args: unknown[]) => {
+      writes += 1;
+      original(...args);
+    };
+  }
+  return () => writes;
+}
+
+describe('writesPerTick (decision 0033)', () => {
+  it("a tick's commands leave the socket in one write, each with its own reply, also on the socket of a reconnect", async () => {
+    const server = await TestRedisServer.start('platform-tick-writes');
+    const redis = createRedis(server.url, 'tick-writes-test', { writesPerTick: true });
+    try {
+      await redis.ping();
+      let writes = countWrites(redis.stream);
+      const sums = await Promise.all(Array.from({ length: 20 }, (_, i) => redis.incrby('n', i)));
+      expect(sums).toEqual(Array.from({ length: 20 }, (_, i) => (i * (i + 1)) / 2));
+      expect(writes()).toBe(1);
+
+      const ready = new Promise((resolve) => redis.once('ready', resolve));
+      redis.stream.destroy();
+      await ready;
+      writes = countWrites(redis.stream);
+      expect(await Promise.all([redis.set('a', '1'), redis.get('a'), redis.del('a')])).toEqual([
+        'OK',
+        '1',
+        1,
+      ]);
+      expect(writes()).toBe(1);
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import { writeEachTickTogether, type TickWritable } from '../src/tick-writes';
+
+/** A socket that records what it was asked, in order. */
+function recordingSocket() {
+  const calls: string[] = [];
+  const socket: TickWritable & { calls: string[] } = {
+    calls,
+    write: ((chunk: string) => {
+      calls.push(`write ${chunk}`);
+      return true;
+    }) as TickWritable['write'],
+    cork: () => void calls.push('cork'),
+    uncork: () => void calls.push('uncork'),
+  };
+  return socket;
+}
+
+const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
+describe('writeEachTickTogether (decision 0033)', () => {
+  it("a tick's writes are corked from the first and uncorked once after the tick, together with those of its promise jobs", async () => {
+    const socket = recordingSocket();
+    writeEachTickTogether(socket);
+    const write = socket.write as unknown as (chunk: string) => boolean;
+    expect(write('a')).toBe(true);
+    write('b');
+    await Promise.resolve().then(() => write('c'));
+    expect(socket.calls).toEqual(['cork', 'write a', 'write b', 'write c']);
+    await nextTick();
+    expect(socket.calls).toEqual(['cork', 'write a', 'write b', 'write c', 'uncork']);
+  });
+
+  it('the next tick is corked again; a tick without writes corks nothing; making a socket write together twice changes nothing', async () => {
+    const socket = recordingSocket();
+    writeEachTickTogether(socket);
+    writeEachTickTogether(socket);
+    const write = socket.write as unknown as (chunk: string) => boolean;
+    write('a');
+    await nextTick();
+    await nextTick();
+    write('b');
+    await nextTick();
+    expect(socket.calls).toEqual(['cork', 'write a', 'uncork', 'cork', 'write b', 'uncork']);
+  });
+});
