@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 
 export { PrismaClient };
@@ -35,6 +36,22 @@ export interface SessionOptions {
   readonly idleTimeoutMs?: number;
 }
 
+/**
+ * A client's pg pool, for the statements run on every action without Prisma's query engine (decision
+ * 0033): `query` runs `sql` as a prepared statement (named as the client names it) and resolves with
+ * its rows; a Postgres error is pg's own DatabaseError (sql-errors reads both kinds).
+ */
+export interface DirectSql {
+  query<Row>(sql: string, values: readonly unknown[]): Promise<Row[]>;
+}
+
+const directSqlOf = new WeakMap<object, DirectSql>();
+
+/** The pg pool under a client made by createPrisma; undefined for any other client (a test's). */
+export function directSql(prisma: object): DirectSql | undefined {
+  return directSqlOf.get(prisma);
+}
+
 /** Prisma 7 talks to Postgres through the pg driver adapter, with prepared statements. */
 export function createPrisma(databaseUrl: string, poolSize = 10, session: SessionOptions = {}): PrismaClient {
   const settings = [
@@ -43,18 +60,25 @@ export function createPrisma(databaseUrl: string, poolSize = 10, session: Sessio
       ? [`-c statement_timeout=${session.statementTimeoutMs}`]
       : []),
   ];
-  const adapter = new PrismaPg(
-    {
-      connectionString: databaseUrl,
-      max: poolSize,
-      ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
-      ...(session.connectionTimeoutMs !== undefined
-        ? { connectionTimeoutMillis: session.connectionTimeoutMs }
-        : {}),
-      ...(session.idleTimeoutMs !== undefined ? { idleTimeoutMillis: session.idleTimeoutMs } : {}),
-    },
-    // The adapter listens for the pool's 'error': an idle client that loses its server crashes nothing.
-    { statementNameGenerator: statementNamer() },
-  );
-  return new PrismaClient({ adapter });
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
+    ...(session.connectionTimeoutMs !== undefined
+      ? { connectionTimeoutMillis: session.connectionTimeoutMs }
+      : {}),
+    ...(session.idleTimeoutMs !== undefined ? { idleTimeoutMillis: session.idleTimeoutMs } : {}),
+  });
+  // An idle client that loses its server is dropped from the pool and crashes nothing (the adapter
+  // adds its own listener only once Prisma connects: a direct statement may come first).
+  pool.on('error', () => undefined);
+  const nameOf = statementNamer();
+  // One pool for both: Prisma's $disconnect ends it (disposeExternalPool).
+  const adapter = new PrismaPg(pool, { statementNameGenerator: nameOf, disposeExternalPool: true });
+  const prisma = new PrismaClient({ adapter });
+  directSqlOf.set(prisma, {
+    query: async <Row>(sql: string, values: readonly unknown[]) =>
+      (await pool.query({ name: nameOf({ sql }), text: sql, values: [...values] })).rows as Row[],
+  });
+  return prisma;
 }

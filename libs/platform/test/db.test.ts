@@ -1,4 +1,4 @@
-import { createPrisma, statementNamer } from '../src/db';
+import { createPrisma, directSql, statementNamer } from '../src/db';
 import { createTestStores } from '../src/test-stores';
 
 describe('prepared statements (statementNamer)', () => {
@@ -35,5 +35,30 @@ describe('prepared statements (statementNamer)', () => {
       await prisma.$disconnect();
       await stores.dispose();
     }
+  });
+
+  it("a change's statement runs on the client's pool without Prisma, prepared once per connection under the name Prisma would give it; $disconnect ends that pool", async () => {
+    const stores = await createTestStores('db-direct');
+    const prisma = createPrisma(stores.databaseUrl, 1);
+    expect(directSql({})).toBeUndefined();
+    const direct = directSql(prisma)!;
+    try {
+      const sql = 'SELECT $1::int + 1 AS answer, $2::text[] AS ids /* direct-statement test */';
+      for (const n of [1, 2, 3]) {
+        const rows = await direct.query<{ answer: number; ids: string[] }>(sql, [n, ['a', null]]);
+        expect(rows).toEqual([{ answer: n + 1, ids: ['a', null] }]);
+      }
+      // Prisma runs the same text on the same connection from the same prepared statement.
+      await prisma.$queryRawUnsafe(sql, 4, ['b']);
+      const prepared = await direct.query<{ name: string }>(
+        'SELECT name FROM pg_prepared_statements WHERE statement = $1',
+        [sql],
+      );
+      expect(prepared).toEqual([{ name: statementNamer()({ sql }) }]);
+    } finally {
+      await prisma.$disconnect();
+      await stores.dispose();
+    }
+    await expect(direct.query('SELECT 1', [])).rejects.toThrow(/after calling end on the pool/);
   });
 });

@@ -1,3 +1,5 @@
+import { DatabaseError } from 'pg';
+
 /** SQLSTATE unique_violation (Postgres appendix A). */
 export const UNIQUE_VIOLATION = '23505';
 
@@ -7,13 +9,22 @@ export interface UniqueKey {
   readonly columns: readonly string[];
 }
 
-/** What Prisma's pg driver adapter keeps of a Postgres error (`meta.driverAdapterError.cause`). */
+/** What Prisma's pg driver adapter keeps of a Postgres error (`meta.driverAdapterError.cause`), and pg's. */
 interface DriverErrorCause {
   readonly originalCode?: unknown;
   readonly constraint?: { readonly fields?: unknown; readonly index?: unknown };
 }
 
+/**
+ * The SQLSTATE and constraint of a Postgres error: thrown through Prisma (the adapter's cause), or by
+ * pg itself (a statement run on the pool directly: DirectSql).
+ */
 function driverCause(error: unknown): DriverErrorCause | null {
+  if (error instanceof DatabaseError)
+    return {
+      originalCode: error.code,
+      ...(error.constraint !== undefined ? { constraint: { index: error.constraint } } : {}),
+    };
   if (typeof error !== 'object' || error === null) return null;
   const meta = (error as { meta?: { driverAdapterError?: { cause?: unknown } } }).meta;
   const cause = meta?.driverAdapterError?.cause;

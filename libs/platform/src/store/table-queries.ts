@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '../db';
+import { directSql, type DirectSql, type Prisma, type PrismaClient } from '../db';
 import type { GameTable, Match, Round, TableAction, TableSeat } from '../generated/prisma/client';
 import { isUniqueViolation, type UniqueKey } from './sql-errors';
 
@@ -319,7 +319,19 @@ export function countOpenTables(db: SqlClient, hostPlayerId: string): Promise<nu
 }
 
 export class TableQueries {
-  constructor(private readonly prisma: PrismaClient) {}
+  /** The pool under `prisma`, for the statements of every change (decision 0033). */
+  private readonly direct: DirectSql | undefined;
+
+  constructor(private readonly prisma: PrismaClient) {
+    this.direct = directSql(prisma);
+  }
+
+  /** Runs one of the statements of every change: on the pool directly when there is one. */
+  private change<Row>(sql: string, ...values: unknown[]): Promise<Row[]> {
+    return this.direct
+      ? this.direct.query<Row>(sql, values)
+      : this.prisma.$queryRawUnsafe<Row[]>(sql, ...values);
+  }
 
   /** The snapshot of `tableId` and the ids of its last `recentIntents` intents (SNAPSHOT_SQL). */
   async snapshot(tableId: string, recentIntents: number): Promise<StoredSnapshot | null> {
@@ -361,7 +373,7 @@ export class TableQueries {
   /** Stores `change` in one statement (APPEND_SQL), or nothing of it. */
   async append(change: TableChange): Promise<ChangeOutcome> {
     try {
-      const rows = await this.prisma.$queryRawUnsafe<{ updated: number }[]>(
+      const rows = await this.change<{ updated: number }>(
         APPEND_SQL,
         change.tableId,
         change.state,
@@ -392,7 +404,7 @@ export class TableQueries {
    * deadlock) writes nothing of any of them and is thrown, as is any other error.
    */
   async appendBatch(changes: readonly TableChange[]): Promise<Set<string>> {
-    const rows = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
+    const rows = await this.change<{ id: string }>(
       APPEND_BATCH_SQL,
       changes.map((c) => c.tableId),
       `[${changes.map((c) => c.state).join(',')}]`,
