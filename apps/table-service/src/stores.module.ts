@@ -25,7 +25,7 @@ export class StoresModule {
       // write instead of one write each (decision 0033, docs/performance.md).
       {
         provide: REDIS,
-        useFactory: () => createRedis(config, 'table-service', { writesPerTick: true }),
+        useFactory: () => createRedis(config, 'table-service', { writesTogether: 'tick' }),
       },
       { provide: REDIS_NAMES, useValue: redisNames(config.redisPrefix, config.tableShards) },
       // One BullMQ queue per shard group (DEADLINE_GROUPS).

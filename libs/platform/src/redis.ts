@@ -1,5 +1,5 @@
 import Redis, { Cluster, type ChainableCommander, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { writeEachTickTogether } from './tick-writes';
+import { writeTogether, type WriteWindow } from './tick-writes';
 
 export { Cluster, Redis };
 
@@ -22,11 +22,12 @@ export interface CreateRedisOptions extends RedisOptions {
    */
   readonly sharded?: boolean;
   /**
-   * The commands issued in one tick leave in one write (writeEachTickTogether on every connection
-   * the client opens, to each node of a cluster): what ioredis's `enableAutoPipelining` does for
-   * throughput, without a Pipeline object per tick (decision 0033). Replies still come one by one.
+   * The commands issued in one tick (`tick`), or in one turn of the event loop (`turn`), leave in
+   * one write (writeTogether on every connection the client opens, to each node of a cluster): what
+   * ioredis's `enableAutoPipelining` does for throughput, without a Pipeline object per tick
+   * (decision 0033). Replies still come one by one.
    */
-  readonly writesPerTick?: boolean;
+  readonly writesTogether?: WriteWindow;
 }
 
 /** Where a connection reports that it lost Redis and got it back (a service's logger fits). */
@@ -75,7 +76,7 @@ export function createRedis(
   options: CreateRedisOptions = {},
   reporter: RedisConnectionReporter = stderrReporter,
 ): RedisClient {
-  const { sharded, writesPerTick, ...redisOptions } = options;
+  const { sharded, writesTogether, ...redisOptions } = options;
   const settings: RedisOptions = {
     connectionName: name,
     maxRetriesPerRequest: null,
@@ -89,7 +90,7 @@ export function createRedis(
     nodes.length > 0
       ? createCluster(nodes, clusterAuth(url, settings), sharded === true)
       : new Redis(url, settings);
-  if (writesPerTick === true) writeTogetherOnConnect(redis);
+  if (writesTogether !== undefined) writeTogetherOnConnect(redis, writesTogether);
   let down = false;
   redis.on('error', (error: Error) => {
     if (down) return;
@@ -104,10 +105,10 @@ export function createRedis(
   return redis;
 }
 
-/** Every socket `redis` connects (each node's, on a cluster) writes each tick's commands together. */
-function writeTogetherOnConnect(redis: RedisClient): void {
+/** Every socket `redis` connects (each node's, on a cluster) writes each window's commands together. */
+function writeTogetherOnConnect(redis: RedisClient, window: WriteWindow): void {
   const each = (node: Redis): void => {
-    node.on('connect', () => writeEachTickTogether(node.stream));
+    node.on('connect', () => writeTogether(node.stream, window));
   };
   if (onCluster(redis)) redis.on('+node', each);
   else each(redis);

@@ -62,10 +62,10 @@ function countWrites(socket: object): () => number {
   return () => writes;
 }
 
-describe('writesPerTick (decision 0033)', () => {
+describe('writesTogether (decision 0033)', () => {
   it("a tick's commands leave the socket in one write, each with its own reply, also on the socket of a reconnect", async () => {
     const server = await TestRedisServer.start('platform-tick-writes');
-    const redis = createRedis(server.url, 'tick-writes-test', { writesPerTick: true });
+    const redis = createRedis(server.url, 'tick-writes-test', { writesTogether: 'tick' });
     try {
       await redis.ping();
       let writes = countWrites(redis.stream);

@@ -1,4 +1,4 @@
-import { writeEachTickTogether, type TickWritable } from '../src/tick-writes';
+import { writeTogether, type TickWritable } from '../src/tick-writes';
 
 /** A socket that records what it was asked, in order. */
 function recordingSocket() {
@@ -17,10 +17,10 @@ function recordingSocket() {
 
 const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
-describe('writeEachTickTogether (decision 0033)', () => {
+describe('writeTogether (decision 0033)', () => {
   it("a tick's writes are corked from the first and uncorked once after the tick, together with those of its promise jobs", async () => {
     const socket = recordingSocket();
-    writeEachTickTogether(socket);
+    writeTogether(socket);
     const write = socket.write as unknown as (chunk: string) => boolean;
     expect(write('a')).toBe(true);
     write('b');
@@ -32,8 +32,8 @@ describe('writeEachTickTogether (decision 0033)', () => {
 
   it('the next tick is corked again; a tick without writes corks nothing; making a socket write together twice changes nothing', async () => {
     const socket = recordingSocket();
-    writeEachTickTogether(socket);
-    writeEachTickTogether(socket);
+    writeTogether(socket);
+    writeTogether(socket);
     const write = socket.write as unknown as (chunk: string) => boolean;
     write('a');
     await nextTick();
@@ -41,5 +41,17 @@ describe('writeEachTickTogether (decision 0033)', () => {
     write('b');
     await nextTick();
     expect(socket.calls).toEqual(['cork', 'write a', 'uncork', 'cork', 'write b', 'uncork']);
+  });
+
+  it('`turn`: the writes of every callback until setImmediate (the end of this turn of the event loop) leave together', async () => {
+    const socket = recordingSocket();
+    writeTogether(socket, 'turn');
+    const write = socket.write as unknown as (chunk: string) => boolean;
+    write('a');
+    await nextTick();
+    write('b');
+    expect(socket.calls).toEqual(['cork', 'write a', 'write b']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(socket.calls).toEqual(['cork', 'write a', 'write b', 'uncork']);
   });
 });

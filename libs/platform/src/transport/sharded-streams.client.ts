@@ -223,7 +223,9 @@ export class ShardedStreamsClient extends ClientProxy {
     // A writer fails a command after one reconnect attempt instead of queueing it forever: the
     // caller then answers UNAVAILABLE (gateway) or lets BullMQ retry the job (timer-service).
     // A command Redis does not answer in time fails too (a frozen Redis keeps the connection open).
+    // The intents of one turn of the event loop (many sockets' frames) leave in one write (0033).
     const writer = createRedis(this.options, `${name}:writer`, {
+      writesTogether: 'turn',
       maxRetriesPerRequest: 1,
       commandTimeout: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     });
