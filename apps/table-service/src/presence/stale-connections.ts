@@ -120,7 +120,7 @@ export class StaleConnectionSweeper {
 
     const gateways = [...byGateway.keys()];
     // One GET per gateway, not an MGET: each heartbeat has its gateway's hash tag, so on a cluster
-    // they are on different slots (auto-pipelining sends them in one write on one Redis).
+    // they are on different slots (on one Redis they leave in one write: writesTogether, decision 0033).
     const epochs = await Promise.all(gateways.map((id) => redis.get(names.gatewayAlive(id))));
     if (this.stopped) return 0;
     const now = clock.now();
