@@ -5,8 +5,9 @@ import type { SeatPublisher } from './table-ports';
 /**
  * Publishes each seat's view on its Redis channel (names.seatChannel); a table's channels share its
  * shard's hash tag, so on a cluster they are one node's (SPUBLISH). The commands are issued one by one
- * on the table-service's connection, which writes each tick's commands together (decision 0033): with the change's reply, its XACK and the other
- * changes of the same turn of the event loop they go out in one write (issue 14), in the order issued.
+ * on the table-service's connection, which writes each tick's commands together (decision 0033):
+ * with the change's reply, its XACK and the other changes of the same tick they go out in one write
+ * (issue 14), in the order issued.
  */
 export class RedisSeatPublisher implements SeatPublisher {
   constructor(

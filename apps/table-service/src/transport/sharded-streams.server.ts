@@ -324,8 +324,8 @@ export class ShardedStreamsServer extends Server implements CustomTransportStrat
       return;
     }
     // The reply, then the ack, issued together on the main connection (`reader` may be blocked in the
-    // shard's next XREADGROUP by now): written together (decision 0033), they go out in one write with the change's views
-    // and whatever else this turn of the event loop issued (issue 14).
+    // shard's next XREADGROUP by now): written together (decision 0033), they go out in one write with
+    // the change's views and whatever else this tick issued (issue 14).
     const sent = [
       envelope.replyTo ? redis.publish(envelope.replyTo, JSON.stringify(reply)) : null,
       redis.xack(stream, INTENT_GROUP, id),
