@@ -7,9 +7,9 @@ import type { ClientIntent, ServerMessage, TableView } from '@dominoes/protocol'
  * speaks the protocol's types, but reads frames with JSON.parse only: the protocol library's
  * DominoesClient checks every frame against the zod schemas, which costs about 4.5 times the
  * parse itself on a view frame (docs/loadtest.md). The server is what is tested, not the client.
- * A view frame's version and server time are read from its head (`readViewHead`); the view itself
- * is parsed only when the seat's `view` is read (issue 14: parsing all four views of every action
- * was most of the tool's CPU, and a seat whose turn it is not never looks at its view).
+ * A view frame's version and server time are read from its head's bytes (`readViewHead`); the view
+ * itself is decoded and parsed only when the seat's `view` is read (issue 14: parsing all four views
+ * of every action was most of the tool's CPU, and a seat whose turn it is not never looks at its view).
  */
 
 export type ViewFrame = Extract<ServerMessage, { type: 'view' }>;
@@ -22,23 +22,29 @@ export interface ViewHead {
   readonly viewStart: number;
 }
 
-const VIEW_HEAD = '{"type":"view","version":';
-const SERVER_TIME = ',"serverTime":';
-const VIEW = ',"view":';
+const VIEW_HEAD = Buffer.from('{"type":"view","version":');
+const SERVER_TIME = Buffer.from(',"serverTime":');
+const VIEW = Buffer.from(',"view":');
+const CLOSE_BRACE = 0x7d;
+
+const numberAt = (frame: Buffer, start: number, end: number): number =>
+  end > start ? Number(frame.toString('latin1', start, end)) : Number.NaN;
 
 /**
  * The head of a view frame as the gateway writes it (`viewFrameText` of libs/protocol: type,
- * version, serverTime, then the view, in that order), or null for any other text (which is then
+ * version, serverTime, then the view, in that order), read from the frame's bytes (the head is
+ * ASCII, so `viewStart` is a byte offset), or null for any other frame (which is then decoded and
  * parsed whole). The tests check it against `viewFrameText` itself.
  */
-export function readViewHead(text: string): ViewHead | null {
-  if (!text.startsWith(VIEW_HEAD) || text.charCodeAt(text.length - 1) !== 0x7d) return null;
-  const timeAt = text.indexOf(SERVER_TIME, VIEW_HEAD.length);
+export function readViewHead(frame: Buffer): ViewHead | null {
+  if (frame.length < VIEW_HEAD.length || frame[frame.length - 1] !== CLOSE_BRACE) return null;
+  if (frame.compare(VIEW_HEAD, 0, VIEW_HEAD.length, 0, VIEW_HEAD.length) !== 0) return null;
+  const timeAt = frame.indexOf(SERVER_TIME, VIEW_HEAD.length);
   if (timeAt < 0) return null;
-  const viewAt = text.indexOf(VIEW, timeAt + SERVER_TIME.length);
+  const viewAt = frame.indexOf(VIEW, timeAt + SERVER_TIME.length);
   if (viewAt < 0) return null;
-  const version = Number(text.slice(VIEW_HEAD.length, timeAt));
-  const serverTime = Number(text.slice(timeAt + SERVER_TIME.length, viewAt));
+  const version = numberAt(frame, VIEW_HEAD.length, timeAt);
+  const serverTime = numberAt(frame, timeAt + SERVER_TIME.length, viewAt);
   if (!Number.isInteger(version) || !Number.isFinite(serverTime)) return null;
   return { version, serverTime, viewStart: viewAt + VIEW.length };
 }
@@ -57,6 +63,8 @@ export interface SeatEvents {
    * `at` is performance.now() on arrival.
    */
   view(seat: LeanSeat, at: number): void;
+  /** A view was parsed (`seat.view` read a new one): what the tool's own CPU goes on. */
+  viewRead(seat: LeanSeat): void;
   /** An error frame that answers no intent of ours (rate limits, a bad token). */
   strayError(seat: LeanSeat, code: string): void;
   /** The socket closed without the tool asking; `afterMs` when the server said `reconnect`. */
@@ -74,8 +82,8 @@ const RING = 32;
 export class LeanSeat {
   socket: WebSocket | null = null;
   version = -1;
-  /** The newest view's JSON while nobody has read it, and the last view parsed. */
-  private viewText: string | null = null;
+  /** The newest view's JSON (UTF-8) while nobody has read it, and the last view parsed. */
+  private viewBytes: Buffer | null = null;
   private parsed: TableView | null = null;
   /** max(serverTime − local epoch at arrival): the server clock's offset, from the fastest frame. */
   clockOffset = Number.NEGATIVE_INFINITY;
@@ -97,11 +105,12 @@ export class LeanSeat {
 
   /** The newest view this seat has, parsed the first time it is read. */
   get view(): TableView | null {
-    const text = this.viewText;
-    if (text !== null) {
-      this.viewText = null;
+    const bytes = this.viewBytes;
+    if (bytes !== null) {
+      this.viewBytes = null;
+      this.events.viewRead(this);
       try {
-        this.parsed = JSON.parse(text) as TableView;
+        this.parsed = JSON.parse(bytes.toString()) as TableView;
       } catch {
         this.parsed = null;
         this.events.strayError(this, 'BAD_FRAME');
@@ -145,15 +154,17 @@ export class LeanSeat {
       socket.on('error', () => undefined); // 'close' follows and says what happened
       socket.on('message', (data: WebSocket.RawData) => {
         const at = performance.now();
-        const text = data.toString();
-        const head = welcomed ? readViewHead(text) : null;
+        const frame = Buffer.isBuffer(data)
+          ? data
+          : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+        const head = welcomed ? readViewHead(frame) : null;
         if (head !== null) {
-          this.onView(head.version, head.serverTime, at, text.slice(head.viewStart, -1), null);
+          this.onView(head.version, head.serverTime, at, frame.subarray(head.viewStart, -1), null);
           return;
         }
         let message: ServerMessage;
         try {
-          message = JSON.parse(text) as ServerMessage;
+          message = JSON.parse(frame.toString()) as ServerMessage;
         } catch {
           this.events.strayError(this, 'BAD_FRAME');
           return;
@@ -225,19 +236,19 @@ export class LeanSeat {
     }
   }
 
-  /** A view frame: its JSON text (parsed when read) or, when the frame was parsed whole, the view. */
+  /** A view frame: its JSON bytes (parsed when read) or, when the frame was parsed whole, the view. */
   private onView(
     version: number,
     serverTime: number,
     at: number,
-    text: string | null,
+    bytes: Buffer | null,
     view: TableView | null,
   ): void {
     this.clock(serverTime, at);
     if (version <= this.version) return; // a sync's repeat, or an old one
     this.version = version;
-    this.viewText = text;
-    if (text === null) this.parsed = view;
+    this.viewBytes = bytes;
+    if (bytes === null) this.parsed = view;
     this.versions[this.ringNext] = version;
     this.arrivals[this.ringNext] = at;
     this.ringNext = (this.ringNext + 1) % RING;

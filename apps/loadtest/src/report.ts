@@ -640,6 +640,7 @@ ${(
     'actions',
     'hostIntents',
     'views',
+    'viewsRead',
     'deadlineMoves',
     'matchesFinished',
     'errors',

@@ -139,6 +139,8 @@ export interface Counters {
   actions: number;
   hostIntents: number;
   views: number;
+  /** Views the tool parsed to decide or observe (the rest it only timed): its own work, ~1 per action. */
+  viewsRead: number;
   errors: number;
   disconnects: number;
   reconnects: number;
@@ -154,6 +156,7 @@ export const zeroCounters = (): Counters => ({
   actions: 0,
   hostIntents: 0,
   views: 0,
+  viewsRead: 0,
   errors: 0,
   disconnects: 0,
   reconnects: 0,

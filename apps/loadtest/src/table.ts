@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createTable, messageOfAction, requestIdentity, type TableView } from '@dominoes/protocol';
-import type { SeededRng } from '@dominoes/rules';
+import { seatAfter, type SeededRng } from '@dominoes/rules';
 import type { LoadConfig } from './args';
 import { LeanSeat, SeatError, type Reply, type SeatEvents } from './lean-client';
 import type { Recorder } from './stats';
@@ -31,6 +31,8 @@ interface Measure {
 
 /** How long an action may wait for all its views before it counts as unmatched. */
 const MEASURE_EXPIRY_MS = 30_000;
+/** How long a version may stay unread waiting for its likely actor (`TableRun.waitForActor`). */
+const UNREAD_WAIT_MS = 1_000;
 /** The most a seat waits before reconnecting (backoff doubles from 500 ms). */
 const MAX_BACKOFF_MS = 10_000;
 
@@ -87,6 +89,28 @@ function mayAct(seen: Seen, me: number): boolean {
   return seen.phase === 'playing' && seen.turn === me;
 }
 
+/**
+ * The seat most likely to act on the version after `seen` (null: no good guess): after a move, the
+ * seat after the mover; at the end of a match, the host. A guess only saves a parse: the first view
+ * of a new version that reaches a seat is read whole to learn the table's state (`observe`), and when
+ * that seat is the one about to act, its own view (which it must read anyway) is the only one read.
+ */
+function likelyActor(seen: Seen, seats: number): number | null {
+  if (seen.status === 'finished') return seen.hostSeat;
+  if (seen.status !== 'playing' || seen.phase !== 'playing' || seen.turn === null) return null;
+  return seatAfter(seen.turn, seats);
+}
+
+/** A table version some seats have and nobody has read yet: who holds it, since when. */
+interface Unread {
+  version: number;
+  /** The first seat that had it, and when (performance.now()): what deadline lateness is measured by. */
+  firstSeat: LeanSeat;
+  firstAt: number;
+  /** The seats that hold it, waiting for the table's state before they decide. */
+  readonly waiting: Bot[];
+}
+
 export type TableStatus = 'setup' | TableView['status'] | 'failed';
 
 export const errorCode = (error: unknown): string => {
@@ -126,6 +150,7 @@ export class TableRun implements SeatEvents {
   private readonly bySeat = new Map<LeanSeat, Bot>();
   private measures: Measure[] = [];
   private seen: Seen | null = null;
+  private unread: Unread | null = null;
   private lastFinishedMatch = 0;
   private fullMask = 0;
 
@@ -309,12 +334,56 @@ export class TableRun implements SeatEvents {
     if (this.measures.length > 0) {
       this.measures = this.measures.filter((m) => !(version >= m.version && this.arrive(m, bot.index, at)));
     }
-    if (this.seen === null || version > this.seen.version) this.observe(seat, at);
+    if (this.seen === null || version > this.seen.version) {
+      if (this.waitForActor(bot, version, at)) return;
+      const unread = this.unread;
+      this.unread = null;
+      if (unread !== null && unread.version === version) this.observe(seat, unread.firstSeat, unread.firstAt);
+      else this.observe(seat, seat, at);
+      if (unread !== null) for (const waiting of unread.waiting) this.decide(waiting);
+    }
     this.decide(bot);
   }
 
-  /** The first arrival of each table version: deadline moves, finished matches, the status. */
-  private observe(seat: LeanSeat, at: number): void {
+  /**
+   * True when this seat's view of a new version is left unread for now: the seat likely to act next
+   * has not had it yet and will read its own (then every waiting seat decides). The last connected
+   * seat to get it reads it in any case, and the sweep reads one that waited a second.
+   */
+  private waitForActor(bot: Bot, version: number, at: number): boolean {
+    const seen = this.seen;
+    const actor = seen === null ? null : likelyActor(seen, this.bots.length);
+    if (actor === null || bot.seatNumber === null || bot.seatNumber === actor) return false;
+    let unread = this.unread;
+    if (unread !== null && unread.waiting.length + 1 >= this.connectedSeats) return false;
+    if (unread === null) {
+      unread = { version, firstSeat: bot.seat, firstAt: at, waiting: [] };
+      this.unread = unread;
+    } else if (version > unread.version) {
+      unread.version = version;
+      unread.firstSeat = bot.seat;
+      unread.firstAt = at;
+    }
+    if (!unread.waiting.includes(bot)) unread.waiting.push(bot);
+    return true;
+  }
+
+  /** An unread version that waited too long (its likely actor left): read by a seat that has it. */
+  private readUnread(now: number): void {
+    const unread = this.unread;
+    if (unread === null || now - unread.firstAt < UNREAD_WAIT_MS) return;
+    this.unread = null;
+    const holder = unread.waiting[unread.waiting.length - 1]!;
+    if (this.seen === null || holder.seat.version > this.seen.version)
+      this.observe(holder.seat, unread.firstSeat, unread.firstAt);
+    for (const waiting of unread.waiting) this.decide(waiting);
+  }
+
+  /**
+   * The first arrival of each table version (`at`, at `timeSeat`), read from `seat`'s view: deadline
+   * moves, finished matches, the status.
+   */
+  private observe(seat: LeanSeat, timeSeat: LeanSeat, at: number): void {
     const view = seat.view;
     if (view === null) return;
     const bot = this.bySeat.get(seat);
@@ -331,7 +400,7 @@ export class TableRun implements SeatEvents {
     ) {
       for (let k = prev.logLength; k < game.log.length; k++) {
         if (game.log[k]!.by === 'deadline') {
-          this.ctx.rec.deadlineLateness(seat.serverTimeAt(at) - prev.deadline);
+          this.ctx.rec.deadlineLateness(timeSeat.serverTimeAt(at) - prev.deadline);
           break;
         }
       }
@@ -353,6 +422,10 @@ export class TableRun implements SeatEvents {
       this.lastFinishedMatch = view.matchNumber;
       this.ctx.rec.count('matchesFinished');
     }
+  }
+
+  viewRead(): void {
+    this.ctx.rec.count('viewsRead');
   }
 
   strayError(_seat: LeanSeat, code: string): void {
@@ -414,6 +487,7 @@ export class TableRun implements SeatEvents {
   /** Once a second: intents without replies time out; actions whose views never came expire. */
   sweep(now: number): void {
     for (const bot of this.bots) bot.seat.sweep(now);
+    this.readUnread(now);
     if (this.measures.length === 0) return;
     const kept: Measure[] = [];
     for (const m of this.measures) {

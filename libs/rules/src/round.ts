@@ -1,7 +1,7 @@
 import { EMPTY_BOARD, endValues, findEnd, placeFirst, placeOnEnd, tileFitsEnd } from './board';
 import { fail, ok, type Result } from './errors';
 import type { RuleSet } from './rule-sets';
-import { isValidTile, sameTile, tileText, type Tile } from './tiles';
+import { isValidTile, sameTile, seatAfter, tileText, type Tile } from './tiles';
 import type { Action, ActionOrigin, LogEntry, RoundResult, RoundState } from './types';
 
 /** A fresh round from a deal the caller has checked. */
@@ -113,7 +113,7 @@ function updateRound(round: RoundState, change: Partial<RoundState>): RoundState
   };
 }
 
-const nextSeat = (round: RoundState): number => (round.turn + 1) % round.hands.length;
+const nextSeat = (round: RoundState): number => seatAfter(round.turn, round.hands.length);
 
 function withHand(round: RoundState, seat: number, hand: readonly Tile[]): (readonly Tile[])[] {
   const hands = round.hands.slice();

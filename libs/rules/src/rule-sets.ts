@@ -1,5 +1,5 @@
 import type { BoardShape } from './board';
-import { handPips, isDouble, sameTile, type Tile } from './tiles';
+import { handPips, isDouble, sameTile, seatAfter, type Tile } from './tiles';
 import type { RoundResult, Variant } from './types';
 
 /** What a round engine needs to know about the end of a round to score it. */
@@ -115,7 +115,7 @@ const seatIsSide = { sideCount: (seats: number) => seats, sideOf: (seat: number)
 
 /** Round 1 opens at seat 0 (the first to sit), then the next seat opens each round. */
 const rotatingOpener = (hands: readonly (readonly Tile[])[], previous: number | null): number =>
-  previous === null ? 0 : (previous + 1) % hands.length;
+  previous === null ? 0 : seatAfter(previous, hands.length);
 
 export const RULE_SETS: Readonly<Record<Variant, RuleSet>> = {
   partnership: {
@@ -134,7 +134,7 @@ export const RULE_SETS: Readonly<Record<Variant, RuleSet>> = {
     opener: (hands, previous) =>
       previous === null
         ? hands.findIndex((hand) => hand.some((t) => sameTile(t, [6, 6])))
-        : (previous + 1) % hands.length,
+        : seatAfter(previous, hands.length),
     openerFromDeal: false,
     openingTiles: () => null,
     score: scorePartnership,

@@ -3,6 +3,9 @@ export type Tile = readonly [number, number];
 
 export const HIGHEST_PIP = 6;
 
+/** The seat after `seat` in seating order: where play passes, and the next round's opener (P6). */
+export const seatAfter = (seat: number, seats: number): number => (seat + 1) % seats;
+
 /** The double-six set: 28 tiles `[a, b]` with `0 <= a <= b <= 6`, each exactly once. */
 export function fullSet(): Tile[] {
   const tiles: Tile[] = [];
