@@ -109,9 +109,13 @@ async function main() {
     // SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
     // (node refuses --cpu-prof in NODE_OPTIONS). docs/performance.md shows how it is used. The
     // services' young generation is the image's (NODE_OPTIONS in the Dockerfile, decision 0031).
+    // <NAME>_NODE_ARGS (GATEWAY_NODE_ARGS, TABLE_SERVICE_NODE_ARGS, TIMER_SERVICE_NODE_ARGS): one
+    // service's own, after the others (the last of a repeated V8 flag wins).
+    const ownArgs = process.env[`${name.toUpperCase().replace(/-/g, '_')}_NODE_ARGS`] ?? '';
     const nodeArgs = [
       SERVICE_HEAP_FLAG,
       ...(process.env.SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+      ...ownArgs.split(/\s+/).filter(Boolean),
     ];
     const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps', name, 'dist/main.js')], {
       env: {
