@@ -245,6 +245,9 @@ export class TableRun implements SeatEvents {
     const seen = this.seen;
     const me = bot.seatNumber;
     if (seen !== null && me !== null && seen.version === version && !mayAct(seen, me)) return;
+    // A newer version than the table's state, left unread for its likely actor (an ack that comes
+    // after the seat's view of its own move): the seat decides when that version is read.
+    if (seen !== null && version > seen.version && this.unread?.waiting.includes(bot)) return;
     const view = bot.seat.view;
     if (view === null) return;
     bot.seatNumber = view.you.seat;
@@ -337,12 +340,31 @@ export class TableRun implements SeatEvents {
     if (this.seen === null || version > this.seen.version) {
       if (this.waitForActor(bot, version, at)) return;
       const unread = this.unread;
-      this.unread = null;
       if (unread !== null && unread.version === version) this.observe(seat, unread.firstSeat, unread.firstAt);
       else this.observe(seat, seat, at);
-      if (unread !== null) for (const waiting of unread.waiting) this.decide(waiting);
+      this.readFor(unread, version);
     }
     this.decide(bot);
+  }
+
+  /**
+   * After `version` was read: the seats that waited for it decide. Those that already hold a newer
+   * version (it came while they waited) wait on for that one's likely actor, rather than read their own.
+   */
+  private readFor(unread: Unread | null, version: number): void {
+    if (unread === null) return;
+    if (unread.version <= version) {
+      this.unread = null;
+      for (const waiting of unread.waiting) this.decide(waiting);
+      return;
+    }
+    const done = unread.waiting.filter((b) => b.seat.version <= version);
+    unread.waiting.splice(
+      0,
+      unread.waiting.length,
+      ...unread.waiting.filter((b) => b.seat.version > version),
+    );
+    for (const waiting of done) this.decide(waiting);
   }
 
   /**
@@ -373,8 +395,8 @@ export class TableRun implements SeatEvents {
     const unread = this.unread;
     if (unread === null || now - unread.firstAt < UNREAD_WAIT_MS) return;
     this.unread = null;
-    const holder = unread.waiting[unread.waiting.length - 1]!;
-    if (this.seen === null || holder.seat.version > this.seen.version)
+    const holder = unread.waiting[unread.waiting.length - 1];
+    if (holder !== undefined && (this.seen === null || holder.seat.version > this.seen.version))
       this.observe(holder.seat, unread.firstSeat, unread.firstAt);
     for (const waiting of unread.waiting) this.decide(waiting);
   }
