@@ -108,7 +108,7 @@ interface Unread {
   firstSeat: LeanSeat;
   firstAt: number;
   /** The seats that hold it, waiting for the table's state before they decide. */
-  readonly waiting: Bot[];
+  waiting: Bot[];
 }
 
 export type TableStatus = 'setup' | TableView['status'] | 'failed';
@@ -353,18 +353,11 @@ export class TableRun implements SeatEvents {
    */
   private readFor(unread: Unread | null, version: number): void {
     if (unread === null) return;
-    if (unread.version <= version) {
-      this.unread = null;
-      for (const waiting of unread.waiting) this.decide(waiting);
-      return;
-    }
-    const done = unread.waiting.filter((b) => b.seat.version <= version);
-    unread.waiting.splice(
-      0,
-      unread.waiting.length,
-      ...unread.waiting.filter((b) => b.seat.version > version),
-    );
-    for (const waiting of done) this.decide(waiting);
+    const later = unread.version > version ? unread.waiting.filter((b) => b.seat.version > version) : [];
+    const now = unread.waiting.filter((b) => !later.includes(b));
+    unread.waiting = later;
+    if (later.length === 0) this.unread = null;
+    for (const waiting of now) this.decide(waiting);
   }
 
   /**
