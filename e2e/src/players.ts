@@ -43,10 +43,12 @@ export class TestPlayer {
 
   private newClient(): DominoesClient {
     const client = new DominoesClient({ socketFactory: nodeSocket, replyTimeoutMs: 15_000 });
+    // Views are recorded as the client holds them: a change applied makes a whole view (decision 0036).
     client.onMessage((m) => {
-      if (m.type !== 'view' || this.recordViews) this.frames.push(m);
+      if (m.type !== 'view' && m.type !== 'viewChange') this.frames.push(m);
     });
-    client.onView((view, version) => {
+    client.onView((view, version, serverTime) => {
+      if (this.recordViews) this.frames.push({ type: 'view', version, serverTime, view });
       for (const listener of this.viewListeners) listener(view, version);
     });
     client.onClose(() => {

@@ -13,6 +13,10 @@ export class GatewayMetrics extends ServiceMetrics {
     'From the intent leaving the gateway (SeatEvent.cause.sentAt) to its view frame being sent',
     [0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   );
+  readonly viewsBehind = this.counter(
+    'dominoes_views_behind_total',
+    "Changes of a seat's view not sent to a socket that did not hold their base (it missed a view or was just bound); its whole view is asked for instead",
+  );
   readonly framesRefused = this.counter(
     'dominoes_ws_frames_refused_total',
     'WebSocket frames answered with an error frame by the gateway itself, by code',

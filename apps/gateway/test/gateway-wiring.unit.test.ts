@@ -231,6 +231,7 @@ describe('the gateway as its module wires it (real Redis and Postgres)', () => {
       '# HELP dominoes_open_sockets WebSockets open on this gateway',
       '# HELP dominoes_intents_total Intents forwarded to the table-service, by type and outcome (ok, an error code, timeout)',
       '# HELP dominoes_action_to_view_seconds From the intent leaving the gateway (SeatEvent.cause.sentAt) to its view frame being sent',
+      "# HELP dominoes_views_behind_total Changes of a seat's view not sent to a socket that did not hold their base (it missed a view or was just bound); its whole view is asked for instead",
       '# HELP dominoes_ws_frames_refused_total WebSocket frames answered with an error frame by the gateway itself, by code',
       '# HELP dominoes_http_rate_limit_total HTTP API requests refused by a per-address limit (outcome "limited"), or let through unchecked because Redis did not answer ("unchecked"), by action',
     ]);

@@ -1,9 +1,9 @@
-import type { IntentEnvelope, IntentReply } from '@dominoes/protocol';
+import { encodeSeatMessage, redisNames, type IntentEnvelope, type IntentReply } from '@dominoes/protocol';
 import { newTableCode } from '../src/lobby/table-opener';
 import { ANN, answers, connId, errorFrame, hubRig, hubSuite, internalError } from './socket-hub-harness';
 import { ok, received, seatEvent as publishSeatEvent, viewJson } from './socket-hub-harness';
 import type { HubRig, HubSocket } from './socket-hub-harness';
-import { eventually, viewFor, waitFor } from './support';
+import { eventually, SHARDS, viewFor, waitFor } from './support';
 
 /**
  * The socket hub's intents, on fake ws sockets and real Redis: what each client frame sends on the
@@ -360,6 +360,59 @@ describe('SocketHub intents: join and the seat binding', () => {
     socket.text({ type: 'join', id: 'j1', table: newTableCode() });
     socket.failing = 1; // the ack's send
     await failedInternally(rig, socket, 'j1', 'intent handler failed');
+  });
+});
+
+describe('SocketHub intents: views as changes (decision 0036)', () => {
+  /** Publishes a change of ANN's view of `table`'s `seat` from `base` to `version`, as the table-service does. */
+  const change = (table: string, seat: number, version: number, base: number) =>
+    suite.tableService.publishRaw(
+      redisNames(suite.prefix, SHARDS).seatChannel(table, seat),
+      encodeSeatMessage({
+        header: { tableId: table, seat, version, playerId: ANN.id, cause: null, base },
+        viewJson: JSON.stringify([{ set: ['watchers'], to: version }]),
+      }),
+    );
+  const types = (socket: HubSocket) =>
+    socket
+      .frames()
+      .filter((f) => f['type'] === 'view' || f['type'] === 'viewChange')
+      .map((f) => [f['type'], f['version'], f['base']]);
+
+  it('a change goes to a socket that holds its base; one that does not fit gets nothing, and the whole view is asked for it once', async () => {
+    const rig = await hubRig(suite);
+    const { socket, table } = await seatedSocket(rig);
+    await change(table, 1, 4, 3);
+    await until(socket, (fs) => fs.some((f) => f['type'] === 'viewChange'), 'the change');
+    expect(socket.last()).toEqual({
+      type: 'viewChange',
+      version: 4,
+      base: 3,
+      serverTime: rig.clock.now(),
+      change: [{ set: ['watchers'], to: 4 }],
+    });
+    // Version 5 never came: 6 (on 5) and 7 (on 6) do not fit, and one sync is asked for (the seating answers 3).
+    seating(1, 7);
+    await change(table, 1, 6, 5);
+    await change(table, 1, 7, 6);
+    await received(suite, table, 3);
+    await until(socket, (fs) => fs.filter((f) => f['type'] === 'view').length === 2, 'the whole view');
+    expect(suite.tableService.received.filter((e) => e.tableId === table).map((e) => e.intentId)).toEqual([
+      `${ANN.id}:j1`,
+      `${connId(rig, 1)}:sync:1`,
+      `${connId(rig, 1)}:sync:2`,
+    ]);
+    // On top of the whole view at 7, the next change goes out again; an old or repeated one does not.
+    await change(table, 1, 7, 6);
+    await change(table, 1, 8, 7);
+    await until(socket, (fs) => fs.some((f) => f['version'] === 8), 'the change after the sync');
+    expect(types(socket)).toEqual([
+      ['view', 3, undefined],
+      ['viewChange', 4, 3],
+      ['view', 7, undefined],
+      ['viewChange', 8, 7],
+    ]);
+    expect((await rig.metrics.viewsBehind.get()).values[0]!.value).toBe(2);
   });
 });
 

@@ -1,6 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import type { ClientIntent, ServerMessage, TableView } from '@dominoes/protocol';
+import {
+  applyViewChange,
+  type ClientIntent,
+  type ServerMessage,
+  type TableView,
+  type ViewChange,
+} from '@dominoes/protocol';
 
 /**
  * A lean client of the gateway's WebSocket protocol for thousands of sockets in one process. It
@@ -10,43 +16,63 @@ import type { ClientIntent, ServerMessage, TableView } from '@dominoes/protocol'
  * A view frame's version and server time are read from its head's bytes (`readViewHead`); the view
  * itself is decoded and parsed only when the seat's `view` is read (issue 14: parsing all four views
  * of every action was most of the tool's CPU, and a seat whose turn it is not never looks at its view).
+ * A `viewChange` frame (decision 0036) is read the same way, and kept as bytes until the view is
+ * read: then the changes since the last whole view are parsed and applied in order.
  */
 
 export type ViewFrame = Extract<ServerMessage, { type: 'view' }>;
 type IntentType = ClientIntent['type'];
 
-/** A view frame's head: what the tool reads of every view. `viewStart`: where the view's JSON starts. */
+/**
+ * A view or view-change frame's head: what the tool reads of every such frame. `base`: a change's
+ * base version (null for a whole view); `bodyStart`: where the view's or the change's JSON starts.
+ */
 export interface ViewHead {
   readonly version: number;
+  readonly base: number | null;
   readonly serverTime: number;
-  readonly viewStart: number;
+  readonly bodyStart: number;
 }
 
 const VIEW_HEAD = Buffer.from('{"type":"view","version":');
+const CHANGE_HEAD = Buffer.from('{"type":"viewChange","version":');
+const BASE = Buffer.from(',"base":');
 const SERVER_TIME = Buffer.from(',"serverTime":');
 const VIEW = Buffer.from(',"view":');
+const CHANGE = Buffer.from(',"change":');
 const CLOSE_BRACE = 0x7d;
 
 const numberAt = (frame: Buffer, start: number, end: number): number =>
   end > start ? Number(frame.toString('latin1', start, end)) : Number.NaN;
 
+const startsWith = (frame: Buffer, head: Buffer): boolean =>
+  frame.length >= head.length && frame.compare(head, 0, head.length, 0, head.length) === 0;
+
 /**
- * The head of a view frame as the gateway writes it (`viewFrameText` of libs/protocol: type,
- * version, serverTime, then the view, in that order), read from the frame's bytes (the head is
- * ASCII, so `viewStart` is a byte offset), or null for any other frame (which is then decoded and
- * parsed whole). The tests check it against `viewFrameText` itself.
+ * The head of a view frame (`viewFrameText` of libs/protocol: type, version, serverTime, then the
+ * view) or a view-change frame (`viewChangeFrameText`: type, version, base, serverTime, then the
+ * change) as the gateway writes them, read from the frame's bytes (the head is ASCII, so
+ * `bodyStart` is a byte offset), or null for any other frame (which is then decoded and parsed
+ * whole). The tests check it against those two functions themselves.
  */
 export function readViewHead(frame: Buffer): ViewHead | null {
-  if (frame.length < VIEW_HEAD.length || frame[frame.length - 1] !== CLOSE_BRACE) return null;
-  if (frame.compare(VIEW_HEAD, 0, VIEW_HEAD.length, 0, VIEW_HEAD.length) !== 0) return null;
-  const timeAt = frame.indexOf(SERVER_TIME, VIEW_HEAD.length);
+  if (frame[frame.length - 1] !== CLOSE_BRACE) return null;
+  const change = startsWith(frame, CHANGE_HEAD);
+  if (!change && !startsWith(frame, VIEW_HEAD)) return null;
+  const versionAt = change ? CHANGE_HEAD.length : VIEW_HEAD.length;
+  const baseAt = change ? frame.indexOf(BASE, versionAt) : -1;
+  if (change && baseAt < 0) return null;
+  const timeAt = frame.indexOf(SERVER_TIME, change ? baseAt + BASE.length : versionAt);
   if (timeAt < 0) return null;
-  const viewAt = frame.indexOf(VIEW, timeAt + SERVER_TIME.length);
-  if (viewAt < 0) return null;
-  const version = numberAt(frame, VIEW_HEAD.length, timeAt);
-  const serverTime = numberAt(frame, timeAt + SERVER_TIME.length, viewAt);
+  const body = change ? CHANGE : VIEW;
+  const bodyAt = frame.indexOf(body, timeAt + SERVER_TIME.length);
+  if (bodyAt < 0) return null;
+  const version = numberAt(frame, versionAt, change ? baseAt : timeAt);
+  const base = change ? numberAt(frame, baseAt + BASE.length, timeAt) : null;
+  const serverTime = numberAt(frame, timeAt + SERVER_TIME.length, bodyAt);
   if (!Number.isInteger(version) || !Number.isFinite(serverTime)) return null;
-  return { version, serverTime, viewStart: viewAt + VIEW.length };
+  if (base !== null && !Number.isInteger(base)) return null;
+  return { version, base, serverTime, bodyStart: bodyAt + body.length };
 }
 
 export interface Reply {
@@ -76,14 +102,21 @@ interface Pending {
   readonly onReply: (reply: Reply) => void;
 }
 
+/** At most this many changes wait unread on a seat (its frames' bytes are held till then). */
+const MAX_UNREAD_CHANGES = 64;
+
 /** How many (version, arrival) pairs each seat keeps: enough for the acks still on their way. */
 const RING = 32;
 
 export class LeanSeat {
   socket: WebSocket | null = null;
   version = -1;
-  /** The newest view's JSON (UTF-8) while nobody has read it, and the last view parsed. */
+  /**
+   * The newest whole view's JSON (UTF-8) while nobody has read it, the changes (their JSON) that
+   * came after it or after the last view read, in order, and the last view read.
+   */
   private viewBytes: Buffer | null = null;
+  private changes: Buffer[] = [];
   private parsed: TableView | null = null;
   /** max(serverTime − local epoch at arrival): the server clock's offset, from the fastest frame. */
   clockOffset = Number.NEGATIVE_INFINITY;
@@ -103,18 +136,24 @@ export class LeanSeat {
     private readonly replyTimeoutMs: number,
   ) {}
 
-  /** The newest view this seat has, parsed the first time it is read. */
+  /** The newest view this seat has, parsed (and its changes applied) the first time it is read. */
   get view(): TableView | null {
     const bytes = this.viewBytes;
-    if (bytes !== null) {
-      this.viewBytes = null;
-      this.events.viewRead(this);
-      try {
-        this.parsed = JSON.parse(bytes.toString()) as TableView;
-      } catch {
-        this.parsed = null;
-        this.events.strayError(this, 'BAD_FRAME');
+    const changes = this.changes;
+    if (bytes === null && changes.length === 0) return this.parsed;
+    this.viewBytes = null;
+    this.changes = [];
+    this.events.viewRead(this);
+    try {
+      let view = bytes === null ? this.parsed : (JSON.parse(bytes.toString()) as TableView);
+      for (const change of changes) {
+        if (view === null) break;
+        view = applyViewChange(view, JSON.parse(change.toString()) as ViewChange);
       }
+      this.parsed = view;
+    } catch {
+      this.parsed = null;
+      this.events.strayError(this, 'BAD_FRAME');
     }
     return this.parsed;
   }
@@ -159,7 +198,9 @@ export class LeanSeat {
           : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
         const head = welcomed ? readViewHead(frame) : null;
         if (head !== null) {
-          this.onView(head.version, head.serverTime, at, frame.subarray(head.viewStart, -1), null);
+          const body = frame.subarray(head.bodyStart, -1);
+          if (head.base === null) this.onView(head.version, head.serverTime, at, body, null);
+          else this.onChange(head.version, head.base, head.serverTime, at, body);
           return;
         }
         let message: ServerMessage;
@@ -213,6 +254,15 @@ export class LeanSeat {
       case 'view':
         this.onView(message.version, message.serverTime, at, null, message.view);
         return;
+      case 'viewChange':
+        this.onChange(
+          message.version,
+          message.base,
+          message.serverTime,
+          at,
+          Buffer.from(JSON.stringify(message.change)),
+        );
+        return;
       case 'ack':
       case 'error': {
         const pending = message.id === null ? undefined : this.pending.get(message.id);
@@ -246,9 +296,33 @@ export class LeanSeat {
   ): void {
     this.clock(serverTime, at);
     if (version <= this.version) return; // a sync's repeat, or an old one
-    this.version = version;
     this.viewBytes = bytes;
+    this.changes = [];
     if (bytes === null) this.parsed = view;
+    this.arrived(version, at);
+  }
+
+  /**
+   * A view-change frame: its JSON bytes, applied when the view is read. The gateway sends a change
+   * only on top of the view it sent last; one that does not fit anyway is counted, and the whole
+   * view asked for.
+   */
+  private onChange(version: number, base: number, serverTime: number, at: number, bytes: Buffer): void {
+    this.clock(serverTime, at);
+    if (version <= this.version) return;
+    if (base !== this.version) {
+      this.events.strayError(this, 'VIEW_CHANGE_GAP');
+      this.send('sync', {}, () => undefined);
+      return;
+    }
+    this.changes.push(bytes);
+    this.arrived(version, at);
+    // A seat nobody reads for a long while holds its frames; at this many they are applied.
+    if (this.changes.length >= MAX_UNREAD_CHANGES) void this.view;
+  }
+
+  private arrived(version: number, at: number): void {
+    this.version = version;
     this.versions[this.ringNext] = version;
     this.arrivals[this.ringNext] = at;
     this.ringNext = (this.ringNext + 1) % RING;

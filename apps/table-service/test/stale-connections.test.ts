@@ -2,6 +2,7 @@ import { createLogger, createPrisma, createRedis, type PrismaClient, type Redis 
 import {
   parseConnectionId,
   redisNames,
+  SeatEventReader,
   type IntentEnvelope,
   type IntentReply,
   type RedisNames,
@@ -20,6 +21,7 @@ import {
 import { DEFAULT_TABLE_LIMITS } from '../src/table/table-policy';
 import { TableEngine, type DeadlineScheduler } from '../src/table/table-engine';
 import type { TableState } from '../src/table/table-state';
+import { tableView } from '../src/table/table-views';
 import { RedisSeatPublisher } from '../src/table/seat-publisher';
 import { TableStore } from '../src/table/table-store';
 import { sleep } from './support/until';
@@ -195,9 +197,10 @@ describe('stale connections: seats of a gateway that died without closing its so
     for (const i of [0, 1, 2, 3]) if (i !== turn) await beat(`gone-gw${i}`);
     const watcher = (turn + 1) % 4;
     const views: TableView[] = [];
-    subscriber.on('message', (_channel: string, message: string) =>
-      views.push(JSON.parse(message.slice(message.indexOf('\n') + 1)) as TableView),
-    );
+    // The watcher's socket holds the seat's view now; what is published next is a change of it (decision 0036).
+    const reader = new SeatEventReader();
+    reader.hold({ tableId, seat: watcher, version: table.version, view: tableView(table, watcher) });
+    subscriber.on('message', (_channel: string, message: string) => views.push(reader.read(message).view));
     await subscriber.subscribe(names.seatChannel(tableId, watcher));
 
     const s = sweeper();

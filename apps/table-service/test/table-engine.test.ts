@@ -10,7 +10,7 @@ import {
   type Redis,
 } from '@dominoes/platform';
 import {
-  parseSeatEvent,
+  SeatEventReader,
   redisNames,
   shardOf,
   type IntentEnvelope,
@@ -23,6 +23,7 @@ import { DeadlineKeeper } from '../src/deadlines/deadline-keeper';
 import { TableEngine, type DeadlineScheduler } from '../src/table/table-engine';
 import type { TableLimits } from '../src/table/table-policy';
 import { CONNECTIONS_KEPT_PER_SEAT } from '../src/table/table-state';
+import { tableView } from '../src/table/table-views';
 import { RedisSeatPublisher } from '../src/table/seat-publisher';
 import { TableStore } from '../src/table/table-store';
 
@@ -140,8 +141,13 @@ describe('table engine on real Postgres and Redis', () => {
       const subscriber = createRedis(stores.redisUrl, 'engine-test-sub');
       const views = new Map<number, TableView>();
       const names = redisNames(stores.redisPrefix);
+      // What a gateway's socket of each seat holds now: the closing change applies to it.
+      const reader = new SeatEventReader();
+      const joined = (await e.load('EXPIR1'))!;
+      for (const seat of [0, 1])
+        reader.hold({ tableId: 'EXPIR1', seat, version: joined.version, view: tableView(joined, seat) });
       subscriber.on('message', (_channel: string, message: string) => {
-        const event = parseSeatEvent(message);
+        const event = reader.read(message);
         views.set(event.seat, event.view);
       });
       await subscriber.subscribe(names.seatChannel('EXPIR1', 0), names.seatChannel('EXPIR1', 1));

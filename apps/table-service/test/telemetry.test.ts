@@ -12,7 +12,7 @@ import {
 } from '@dominoes/platform';
 import {
   redisNames,
-  parseSeatEvent,
+  SeatEventReader,
   type IntentEnvelope,
   type SeatEvent,
   type TableIntent,
@@ -61,9 +61,8 @@ describe('table-service tracing: the views and the deadline an intent causes car
     prisma = createPrisma(stores.databaseUrl, 2);
     redis = createRedis(stores.redisUrl, 'telemetry-test');
     subscriber = createRedis(stores.redisUrl, 'telemetry-test-views');
-    subscriber.on('pmessage', (_p: string, _c: string, message: string) =>
-      events.push(parseSeatEvent(message)),
-    );
+    const reader = new SeatEventReader();
+    subscriber.on('pmessage', (_p: string, _c: string, message: string) => events.push(reader.read(message)));
     await subscriber.psubscribe(`${stores.redisPrefix}:{shard:*}:table:TRACED:seat:*`);
   });
   afterAll(async () => {

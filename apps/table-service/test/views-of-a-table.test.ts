@@ -16,6 +16,7 @@ import {
   spectatorView,
   tableView,
 } from '../src/table/table-views';
+import { applyViewChange, ViewChangeSchema } from '@dominoes/protocol';
 import { accepted, policyEnvelopes } from './support/policy-intents';
 import { playByDeadlines } from './support/policy-play';
 
@@ -210,5 +211,64 @@ describe("a change's seat views as published (seatViewTexts, issue 14)", () => {
     ]);
     expect(JSON.parse(messages[0]!.viewJson)).toEqual(tableView(final, 2, 1));
     expect(seatMessages(final, [1], 0, null)[0]!.header).not.toHaveProperty('traceparent');
+  });
+});
+
+describe("a change's seat views as changes (seatMessages with the state before, decision 0036)", () => {
+  const finished = (t: TableState) => t.status === 'finished';
+  it.each([
+    { variant: 'partnership' as const, target: 50 },
+    { variant: 'draw' as const, seats: 3, target: 50 },
+    { variant: 'five-tile' as const, seats: 4, target: 100 },
+  ])(
+    'through a whole $variant match, each change applied to the seat view before is the seat view after, key for key, and it is a fraction of the view',
+    (config) => {
+      const players = ['a', 'b', 'c'].slice(0, (config.seats ?? 4) - 1);
+      const { states } = playByDeadlines(config, players, finished);
+      let changeBytes = 0;
+      let viewBytes = 0;
+      let changes = 0;
+      for (let i = 1; i < states.length; i += 1) {
+        const [before, after] = [states[i - 1]!, states[i]!];
+        const watchers = i % 3;
+        const seats = occupiedSeats(after);
+        const messages = seatMessages(after, seats, watchers, null, undefined, before);
+        messages.forEach((message, k) => {
+          const seat = seats[k]!;
+          const whole = JSON.stringify(tableView(after, seat, watchers));
+          viewBytes += whole.length;
+          if (message.header.base === undefined) {
+            expect(message.viewJson).toBe(whole);
+            changeBytes += whole.length;
+            return;
+          }
+          changes += 1;
+          changeBytes += message.viewJson.length;
+          expect(message.header.base).toBe(before.version);
+          const change = ViewChangeSchema.parse(JSON.parse(message.viewJson));
+          const held = tableView(before, seat, (i + 1) % 3);
+          expect(applyViewChange(held, change)).toEqual(JSON.parse(whole));
+        });
+      }
+      expect(changes).toBeGreaterThan(states.length);
+      expect(changeBytes).toBeLessThan(viewBytes / 3);
+    },
+  );
+
+  it('a seat that changed hands, or was empty before, gets its whole view; the others a change', () => {
+    const before = join(open(), 'a');
+    const after = join(before, 'b');
+    const messages = seatMessages(after, occupiedSeats(after), 0, null, undefined, before);
+    expect(messages.map((m) => m.header.base)).toEqual([before.version, before.version, undefined]);
+    expect(JSON.parse(messages[2]!.viewJson)).toEqual(tableView(after, 2, 0));
+    const freed = accepted(decide(after, envelope('b', { kind: 'leave' }, 'c-b'), ctx)).table;
+    const retaken = join(freed, 'z');
+    const again = seatMessages(retaken, [2], 0, null, undefined, after);
+    expect(again[0]!.header).not.toHaveProperty('base');
+  });
+
+  it('without the state before (a publish tried again), every view is whole', () => {
+    const table = join(join(open(), 'a'), 'b');
+    expect(seatMessages(table, [0, 1, 2], 1, null).every((m) => m.header.base === undefined)).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { TableView } from '@dominoes/protocol';
+import { applyViewChange, type ServerMessage, type TableView } from '@dominoes/protocol';
 import { ARTIFACTS, ROOT } from '../../../e2e/src/system';
 
 export const SHOTS = join(ARTIFACTS, 'screenshots');
@@ -97,10 +97,15 @@ export class BrowserPlayer {
     page.on('websocket', (ws) => {
       ws.on('framereceived', ({ payload }) => {
         try {
-          const frame = JSON.parse(String(payload)) as { type: string; version?: number; view?: TableView };
-          if (frame.type === 'view' && frame.view && (frame.version ?? -1) >= this.version) {
+          const frame = JSON.parse(String(payload)) as ServerMessage;
+          if (frame.type === 'view' && frame.version >= this.version) {
             this.view = frame.view;
-            this.version = frame.version ?? -1;
+            this.version = frame.version;
+          }
+          // A change applies to the view the page was sent last (decision 0036).
+          if (frame.type === 'viewChange' && this.view && frame.base === this.version) {
+            this.view = applyViewChange(this.view, frame.change);
+            this.version = frame.version;
           }
         } catch {
           // not JSON: ignore

@@ -21,7 +21,8 @@ import {
   type ServerMessage,
   type TableSummary,
 } from './messages';
-import type { TableView } from './views';
+import { TableViewSchema, type TableView } from './views';
+import { applyViewChange } from './view-changes';
 import type { SpectatorView } from './spectators';
 import { QuickPlayResponseSchema, type QuickPlayRequest, type QuickPlayResponse } from './lobby';
 
@@ -74,7 +75,9 @@ export interface DominoesClientOptions {
 
 /**
  * A typed WebSocket client of the gateway: one method per intent, each resolving on its ack and
- * rejecting with the error frame's code. Every view frame is checked against the schema.
+ * rejecting with the error frame's code. Every view frame is checked against the schema; a
+ * `viewChange` frame is applied to the view held, and the view it makes is checked and given to the
+ * view listeners like a whole one (decision 0036).
  */
 export class DominoesClient {
   private socket: SocketLike | null = null;
@@ -91,6 +94,8 @@ export class DominoesClient {
   watchVersion = -1;
   private readonly watchListeners = new Set<(view: SpectatorView, version: number) => void>();
   version = -1;
+  /** A sync asked for because a change did not fit the view held: one at a time. */
+  private resyncing = false;
 
   constructor(private readonly options: DominoesClientOptions) {}
 
@@ -143,11 +148,9 @@ export class DominoesClient {
       this.watchVersion = message.version;
       for (const listener of this.watchListeners) listener(message.view, message.version);
     }
-    if (message.type === 'view' && message.version >= this.version) {
-      this.view = message.view;
-      this.version = message.version;
-      for (const listener of this.viewListeners) listener(message.view, message.version, message.serverTime);
-    }
+    if (message.type === 'view' && message.version >= this.version)
+      this.show(message.view, message.version, message.serverTime);
+    if (message.type === 'viewChange' && message.version > this.version) this.applyChange(message);
     if ((message.type === 'ack' || message.type === 'error') && message.id !== null) {
       const pending = this.pending.get(message.id);
       if (pending) {
@@ -158,6 +161,34 @@ export class DominoesClient {
       }
     }
     for (const listener of this.messageListeners) listener(message);
+  }
+
+  private show(view: TableView, version: number, serverTime: number): void {
+    this.view = view;
+    this.version = version;
+    for (const listener of this.viewListeners) listener(view, version, serverTime);
+  }
+
+  /**
+   * A change on top of the view held; one that does not fit it (the gateway sends none such, but a
+   * client does not count on it) asks for the whole view again instead.
+   */
+  private applyChange(message: Extract<ServerMessage, { type: 'viewChange' }>): void {
+    const parsed =
+      this.view !== null && message.base === this.version
+        ? TableViewSchema.safeParse(safely(() => applyViewChange(this.view, message.change)))
+        : null;
+    if (parsed?.success) {
+      this.show(parsed.data, message.version, message.serverTime);
+      return;
+    }
+    if (this.resyncing) return;
+    this.resyncing = true;
+    this.sync()
+      .catch(() => undefined)
+      .finally(() => {
+        this.resyncing = false;
+      });
   }
 
   /** Sends any frame as is (tests use it to send bad input). */
@@ -305,6 +336,15 @@ export class DominoesClient {
 }
 
 /* HTTP helpers: the same calls the web page makes. */
+
+/** `run()`, or undefined if it throws. */
+function safely<T>(run: () => T): T | undefined {
+  try {
+    return run();
+  } catch {
+    return undefined;
+  }
+}
 
 async function postJson(url: string, body: unknown, token?: string): Promise<unknown> {
   const response = await fetch(url, {

@@ -13,8 +13,11 @@ export const intentIds = {
   closed: (connectionId: string): string => `${connectionId}:closed`,
   /** The socket left this table for another (its `binding`-th): presence `{connected: false}`. */
   left: (connectionId: string, binding: number): string => `${connectionId}:left:${binding}`,
-  /** The gateway's own sync once a socket is bound to its seat (the `binding`-th). */
-  sync: (connectionId: string, binding: number): string => `${connectionId}:sync:${binding}`,
+  /**
+   * The gateway's own sync, its `n`-th for the socket: once the socket is bound to its seat, and when
+   * a view's change does not fit what the socket was sent last (decision 0036).
+   */
+  sync: (connectionId: string, n: number): string => `${connectionId}:sync:${n}`,
   /** The socket's `n`-th watch (or its end): never stored, so only unique enough to route its reply. */
   watch: (connectionId: string, n: number, on: boolean): string =>
     `${connectionId}:${on ? 'watch' : 'unwatch'}:${n}`,

@@ -12,4 +12,5 @@ export * from './ids';
 export * from './client';
 export * from './chat';
 export * from './spectators';
+export * from './view-changes';
 export { renderProtocolDoc } from './protocol-doc';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ErrorCodeSchema, CreateTableRequestSchema } from './messages';
 import { ActionSchema } from './actions';
-import { TableViewSchema } from './views';
+import { TableViewSchema, type TableView } from './views';
+import { applyViewChange, ViewChangeSchema } from './view-changes';
 import { decodeHeaderLine, type DecodedHeaderLine } from './header-line';
 
 /*
@@ -108,6 +109,11 @@ export const SeatEventHeaderSchema = z.object({
   playerId: z.string().nullable(),
   cause: SeatEventSchema.shape.cause,
   traceparent: z.string().optional(),
+  /**
+   * Present when the body is not the whole view but a change (`ViewChange` JSON, decision 0036) from
+   * the seat's view at version `base`, the version the table had before this change.
+   */
+  base: z.number().int().optional(),
 });
 export type SeatEventHeader = z.infer<typeof SeatEventHeaderSchema>;
 
@@ -132,7 +138,10 @@ export function encodeSeatEvent(event: SeatEvent): string {
  */
 export interface SeatMessage {
   readonly header: SeatEventHeader;
-  /** `JSON.stringify` of the seat's TableView, whose `you.seat` and `you.playerId` are the header's. */
+  /**
+   * `JSON.stringify` of the seat's TableView, whose `you.seat` and `you.playerId` are the header's;
+   * with `header.base`, `JSON.stringify` of the ViewChange from the seat's view at that version.
+   */
   readonly viewJson: string;
 }
 
@@ -150,14 +159,50 @@ export type DecodedSeatEvent = DecodedHeaderLine<SeatEventHeader>;
  * the tests); `parseSeatEvent` checks all of it where the cost does not matter.
  */
 export const decodeSeatEventHeader = (message: string): DecodedSeatEvent =>
-  decodeHeaderLine(message, SeatEventHeaderSchema);
+  decodeHeaderLine(message, SeatEventHeaderSchema, (header) => header.base !== undefined);
 
 /** The whole event, view checked too (tests, tools). Throws on anything malformed. */
 export function parseSeatEvent(message: string): SeatEvent {
   const decoded = decodeSeatEventHeader(message);
   if (!decoded.ok) throw new Error(`not a seat event: ${decoded.reason}`);
-  const { playerId: _playerId, ...rest } = decoded.header;
+  if (decoded.header.base !== undefined)
+    throw new Error('a change of a view, not a whole view (see header.base)');
+  const { playerId: _playerId, base: _base, ...rest } = decoded.header;
   return SeatEventSchema.parse({ ...rest, view: JSON.parse(decoded.viewJson) });
+}
+
+/**
+ * Reads published seat events in the order they came, as whole views: a change is applied to the
+ * last view read of its table's seat (tests and tools; the gateway passes changes on as they are).
+ * Throws on anything malformed, and on a change whose base is not the last view read of its seat.
+ */
+export class SeatEventReader {
+  private readonly last = new Map<string, { version: number; view: TableView }>();
+
+  read(message: string): SeatEvent {
+    const decoded = decodeSeatEventHeader(message);
+    if (!decoded.ok) throw new Error(`not a seat event: ${decoded.reason}`);
+    const { playerId: _playerId, base, ...rest } = decoded.header;
+    const key = `${rest.tableId}/${rest.seat}`;
+    const body: unknown = JSON.parse(decoded.viewJson);
+    let view: unknown = body;
+    if (base !== undefined) {
+      const last = this.last.get(key);
+      if (last?.version !== base)
+        throw new Error(
+          `a change of ${key} from version ${base}, but the last view read is ${last?.version ?? 'none'}`,
+        );
+      view = applyViewChange(last.view, ViewChangeSchema.parse(body));
+    }
+    const event = SeatEventSchema.parse({ ...rest, view });
+    this.hold(event);
+    return event;
+  }
+
+  /** Takes `event`'s view as the last of its seat (a reader that starts after the seat's first view). */
+  hold(event: Pick<SeatEvent, 'tableId' | 'seat' | 'version' | 'view'>): void {
+    this.last.set(`${event.tableId}/${event.seat}`, { version: event.version, view: event.view });
+  }
 }
 
 /** A BullMQ job of the "deadlines" queue: one per table, replaced at every change. */

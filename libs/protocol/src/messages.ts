@@ -12,6 +12,7 @@ import {
 import { TableStatusSchema, TableViewSchema } from './views';
 import { LobbyFrameSchema, LobbyRequestSchema, LobbyUpdateFrameSchema, QuickPlayFrameSchema } from './lobby';
 import { SpectatorViewSchema } from './spectators';
+import { ViewChangeSchema } from './view-changes';
 
 /* ------------------------------------------------------------------ */
 /* Browser → gateway (WebSocket frames, JSON text)                      */
@@ -83,12 +84,28 @@ export const ServerMessageSchemas = {
     name: z.string(),
     serverTime: z.number(),
   }),
-  /** The whole view of your seat, after every change; `version` grows by one with each stored change of the table. */
+  /**
+   * The whole view of your seat: on a join, a sync, when the seat changed hands (a `viewChange` after
+   * the other changes); `version` grows with each stored change of the table.
+   */
   view: z.object({
     type: z.literal('view'),
     version: z.number().int(),
     serverTime: z.number(),
     view: TableViewSchema,
+  }),
+  /**
+   * What changed in your seat's view since the one at `base` (decision 0036): apply `change` to the
+   * view you hold at version `base` (`applyViewChange`) and you hold the view at `version`. A socket is
+   * sent a change only on top of the view it was sent last; a `view` frame (a join, a sync, a seat
+   * that changed hands) replaces the whole view. A change that does not fit: send `sync`.
+   */
+  viewChange: z.object({
+    type: z.literal('viewChange'),
+    version: z.number().int(),
+    base: z.number().int(),
+    serverTime: z.number(),
+    change: ViewChangeSchema,
   }),
   /** A watching socket's view of the table (no hand, no hidden tile), after every change and at the watch. */
   watchView: z.object({
@@ -132,6 +149,16 @@ export type ServerMessageType = keyof typeof ServerMessageSchemas;
  */
 export function viewFrameText(version: number, serverTime: number, viewJson: string): string {
   return `{"type":"view","version":${version},"serverTime":${serverTime},"view":${viewJson}}`;
+}
+
+/** A `viewChange` frame's text around a change that is already JSON (as `viewFrameText`). */
+export function viewChangeFrameText(
+  version: number,
+  base: number,
+  serverTime: number,
+  changeJson: string,
+): string {
+  return `{"type":"viewChange","version":${version},"base":${base},"serverTime":${serverTime},"change":${changeJson}}`;
 }
 export type ServerMessage = {
   [K in ServerMessageType]: z.infer<(typeof ServerMessageSchemas)[K]>;

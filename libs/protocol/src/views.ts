@@ -112,7 +112,10 @@ export const ClockSchema = z.object({
   shortened: z.literal(true).optional(),
 });
 
-/** Everything one seated player sees of a table. Sent whole at every change, never as a diff. */
+/**
+ * Everything one seated player sees of a table. Sent whole on a join and a sync, and after a change as
+ * a `viewChange` of the one before (decision 0036).
+ */
 export const TableViewSchema = z.object({
   tableId: z.string(),
   variant: VariantSchema,

@@ -18,19 +18,15 @@ import {
   watchViewFrameText,
   type SpectatorView,
 } from '@dominoes/protocol';
+import { tableAround } from './support/table-around';
 
 function spectatorView(game: SpectatorView['game'] = null): SpectatorView {
   return {
-    tableId: 'KQ7MZPABCDEF',
-    variant: 'partnership',
-    seatCount: 4,
-    target: 100,
-    oneRound: false,
-    status: 'playing',
-    hostSeat: 0,
-    seats: [{ seat: 0, name: 'Ana\n{"x":1}', connected: true, side: 0 }, null, null, null],
-    matchNumber: 1,
-    clock: { kind: 'turn', seat: 0, deadline: 1_700_000_000_000 },
+    ...tableAround([{ seat: 0, name: 'Ana\n{"x":1}', connected: true, side: 0 }, null, null, null], {
+      kind: 'turn',
+      seat: 0,
+      deadline: 1_700_000_000_000,
+    }),
     watchers: 3,
     game,
   };

@@ -27,8 +27,15 @@ export class Connection {
   } | null = null;
   /** Counts watches, to name their intents. */
   watches = 0;
-  /** The highest view version sent on this socket; lower ones are skipped. */
+  /**
+   * The version of the view last sent on this socket (whole or by its change); lower ones are
+   * skipped, and a change goes out only on top of this one (decision 0036).
+   */
   lastVersion = -1;
+  /** The seat's whole view has been asked for this socket and has not come yet. */
+  viewAsked = false;
+  /** Counts the gateway's asks for the seat's whole view, to name their intents. */
+  viewAsks = 0;
   /** Counts bindings, to name the intents that end one. */
   bindings = 0;
   /** The close event has been handled. */

@@ -1,5 +1,6 @@
 import {
   decodeSeatEventHeader,
+  viewChangeFrameText,
   viewFrameText,
   type RedisNames,
   type SeatEventHeader,
@@ -28,6 +29,8 @@ export class SeatRouter {
   /** Channels that are not seats (a gateway's control channel), each with its handler. */
   private readonly listeners = new Map<string, (message: string) => void>();
   private readonly channelsOf: ReturnType<typeof subscriberOf>;
+  /** Told of a socket that was sent a change that does not fit its view (it needs the whole view). */
+  private behind: (conn: Connection) => void = () => undefined;
 
   constructor(
     private readonly subscriber: RedisClient,
@@ -49,6 +52,11 @@ export class SeatRouter {
     subscriber.on('error', (error: Error) =>
       this.logger.warn({ err: error.message }, 'view subscriber: Redis error'),
     );
+  }
+
+  /** Who asks for the whole view of a socket a change could not be sent to (the SocketHub). */
+  whenBehind(handler: (conn: Connection) => void): void {
+    this.behind = handler;
   }
 
   channelOf(tableId: string, seat: number): string {
@@ -117,7 +125,7 @@ export class SeatRouter {
       this.logger.warn({ channel, reason: decoded.reason }, 'dropped an invalid seat event');
       return;
     }
-    const { header, viewJson } = decoded;
+    const { header, viewJson: body } = decoded;
     // The channel names the seat; an event that says otherwise is not delivered.
     if (this.names.seatChannel(header.tableId, header.seat) !== channel) {
       this.logger.warn(
@@ -128,14 +136,20 @@ export class SeatRouter {
     }
     // The end of an intent's trace: its views going out (a child of the table-service's span).
     if (header.traceparent)
-      withRemoteParent(header.traceparent, 'ws.view', () => this.send(conns, channel, header, viewJson), {
+      withRemoteParent(header.traceparent, 'ws.view', () => this.send(conns, channel, header, body), {
         kind: SpanKind.CONSUMER,
         attributes: { 'dominoes.table': header.tableId, 'dominoes.seat': header.seat },
       });
-    else this.send(conns, channel, header, viewJson);
+    else this.send(conns, channel, header, body);
   }
 
-  private send(conns: Set<Connection>, channel: string, header: SeatEventHeader, viewJson: string): void {
+  /**
+   * A whole view goes to each socket of the seat's player that has no newer one; a change (decision
+   * 0036) only to one that holds the view at its base: one that holds another is behind (it missed a
+   * view, or was bound after it), gets nothing, and its whole view is asked for.
+   */
+  private send(conns: Set<Connection>, channel: string, header: SeatEventHeader, body: string): void {
+    const base = header.base;
     let frame: string | null = null;
     for (const conn of conns) {
       const binding = conn.binding;
@@ -143,9 +157,18 @@ export class SeatRouter {
       // The seat may have changed hands (freed before the start, taken by someone else): a view
       // goes only to the sockets of the player it was made for.
       if (conn.player === null || conn.player.id !== header.playerId) continue;
-      if (header.version < conn.lastVersion) continue;
+      if (base === undefined ? header.version < conn.lastVersion : header.version <= conn.lastVersion)
+        continue;
+      if (base !== undefined && base !== conn.lastVersion) {
+        this.metrics.viewsBehind.inc();
+        this.behind(conn);
+        continue;
+      }
       conn.lastVersion = header.version;
-      frame ??= viewFrameText(header.version, this.clock.now(), viewJson);
+      frame ??=
+        base === undefined
+          ? viewFrameText(header.version, this.clock.now(), body)
+          : viewChangeFrameText(header.version, base, this.clock.now(), body);
       conn.sendText(frame);
       if (header.cause)
         this.metrics.actionToView.observe(Math.max(0, this.clock.now() - header.cause.sentAt) / 1000);

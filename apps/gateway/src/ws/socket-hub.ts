@@ -78,6 +78,7 @@ export class SocketHub {
     private readonly chat: ChatRelay | null = null,
   ) {
     this.watching = new TableWatching(router, intents, (...args) => this.envelope(...args), clock, logger);
+    router.whenBehind((conn) => this.askView(conn));
     this.epoch = clock.now();
     this.seq = this.epoch;
     // Pings every socket silent for WS_PING_INTERVAL_MS and drops the ones whose pong does not come (a
@@ -547,16 +548,32 @@ export class SocketHub {
     // The join's own views may have been published before this subscription existed: ask for the
     // seat's view again. It comes in the reply, for this socket alone (the seat's other sockets
     // have it already).
-    if (!conn.closed && conn.binding?.channel === channel) {
-      void this.intents
-        .request(this.envelope(conn, intentIds.sync(conn.id, conn.bindings), tableId, { kind: 'sync' }, true))
-        .then((outcome) => {
-          if (outcome.ok && conn.binding?.channel === channel) this.sendOwnView(conn, tableId, outcome.reply);
-        })
-        .catch((error: unknown) =>
-          this.logger.error({ err: error, conn: conn.id }, 'sync after join failed'),
-        );
-    }
+    conn.viewAsked = false;
+    this.askView(conn);
+  }
+
+  /**
+   * Asks the table for the whole view of the socket's seat, for this socket alone (it comes in the
+   * reply): after a bind, and when a change does not fit the view the socket was sent last (a view
+   * published before the subscription, or lost on the way: decision 0036). One ask at a time.
+   */
+  private askView(conn: Connection): void {
+    const binding = conn.binding;
+    if (binding === null || conn.closed || conn.viewAsked) return;
+    conn.viewAsked = true;
+    conn.viewAsks += 1;
+    const { tableId, channel } = binding;
+    void this.intents
+      .request(this.envelope(conn, intentIds.sync(conn.id, conn.viewAsks), tableId, { kind: 'sync' }, true))
+      .then((outcome) => {
+        if (outcome.ok && conn.binding?.channel === channel) this.sendOwnView(conn, tableId, outcome.reply);
+      })
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, conn: conn.id }, "asking for the seat's view failed"),
+      )
+      .finally(() => {
+        if (conn.binding?.channel === channel) conn.viewAsked = false;
+      });
   }
 
   /** `watch`, `unwatch`, or a watching socket's `sync`: a watching socket leaves its seat first. */

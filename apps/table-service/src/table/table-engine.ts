@@ -58,6 +58,12 @@ export class TableEngine {
    * The deadline keeper's safety net loads them again once the store answers (issue 11).
    */
   private readonly failed = new Set<string>();
+  /**
+   * For each table in memory, the version whose views this replica last published (issued): a
+   * change's views go out as changes (decision 0036) only on top of those, else whole (the first
+   * change after a load, after a failed publish, a create's first join).
+   */
+  private readonly viewsOut = new Map<string, number>();
   private readonly limits: TableLimits;
 
   constructor(private readonly deps: EngineDeps) {
@@ -78,6 +84,7 @@ export class TableEngine {
   /** Forgets this replica's copy of a table, and what it knew of its deadline job. */
   private drop(tableId: string): void {
     this.cache.delete(tableId);
+    this.viewsOut.delete(tableId);
     this.jobs.forget(tableId);
   }
 
@@ -255,7 +262,7 @@ export class TableEngine {
     // "not applied" of a move that was: the chaos test's refusedButStored). The views' PUBLISHes are
     // issued now and not waited for: the reply, issued after them on the same connection, reaches
     // Redis after them, and goes out with them in one write (issue 14). A failed one is tried again.
-    void this.publishStored(stored, cause, traceparent);
+    void this.publishStored(stored, cause, traceparent, table);
     await this.publishLobby(table, stored);
     await this.publishToSpectators(stored, traceparent);
     this.scheduleDeadline(table.deadline, stored, traceparent);
@@ -316,28 +323,45 @@ export class TableEngine {
     table: TableState,
     seats: readonly number[],
     cause: SeatEvent['cause'],
-    traceparent?: string,
+    traceparent: string | undefined,
+    before: TableState | null,
   ): Promise<void> {
     if (seats.length === 0) return;
-    await this.deps.publisher.publish(
-      seatMessages(table, seats, this.watchers(table.id), cause, traceparent),
+    const chained = before !== null && this.viewsOut.get(table.id) === before.version;
+    const messages = seatMessages(
+      table,
+      seats,
+      this.watchers(table.id),
+      cause,
+      traceparent,
+      chained ? before : null,
     );
+    if (this.cache.has(table.id)) this.viewsOut.set(table.id, table.version);
+    try {
+      await this.deps.publisher.publish(messages);
+    } catch (error) {
+      if (this.viewsOut.get(table.id) === table.version) this.viewsOut.delete(table.id);
+      throw error;
+    }
   }
 
   /**
    * The seats' views of a stored change. A publish that fails (Redis away or restarting) is tried
    * again with backoff, off the reply's path, for as long as this version is still the table's newest
    * here (a newer change publishes its own views); a gateway drops a version it has sent already, so
-   * a view that did go out the first time is not shown twice.
+   * a view that did go out the first time is not shown twice. The first try sends each seat what
+   * changed since `before`, the change before (decision 0036); a later one sends whole views, as a
+   * gateway whose sockets missed the first has nothing to apply a change to.
    */
   private async publishStored(
     table: TableState,
     cause: SeatEvent['cause'],
     traceparent: string | undefined,
+    before: TableState | null,
     attempt = 0,
   ): Promise<void> {
     try {
-      await this.publish(table, occupiedSeats(table), cause, traceparent);
+      await this.publish(table, occupiedSeats(table), cause, traceparent, attempt === 0 ? before : null);
     } catch (error) {
       const fields = { tableId: table.id, version: table.version, attempt, err: error };
       if (attempt >= VIEW_REPUBLISH_ATTEMPTS) {
@@ -349,7 +373,7 @@ export class TableEngine {
         () => {
           const current = this.cache.get(table.id);
           if (current?.version === table.version)
-            void this.publishStored(current, cause, traceparent, attempt + 1);
+            void this.publishStored(current, cause, traceparent, null, attempt + 1);
         },
         VIEW_REPUBLISH_FIRST_MS * 2 ** attempt,
       );

@@ -1,5 +1,11 @@
 import { publicView, rulesOf, seatOwnPart, seatView, seatViewsSharePublicView } from '@dominoes/rules';
-import type { SeatEvent, SeatMessage, SpectatorView, TableView } from '@dominoes/protocol';
+import {
+  viewChangeOf,
+  type SeatEvent,
+  type SeatMessage,
+  type SpectatorView,
+  type TableView,
+} from '@dominoes/protocol';
 import { isConnected, type TableState } from './table-state';
 
 /** The table's code and the host's choices (variant, seats, target, one round): what every view and the lobby show. */
@@ -78,26 +84,81 @@ export function seatViewTexts(table: TableState, seats: readonly number[], watch
   });
 }
 
-/** Each of `seats`' view of `table` as it is published on its seat's channel (RedisSeatPublisher). */
+/**
+ * Each of `seats`' view of `table` as it is published on its seat's channel (RedisSeatPublisher): as
+ * a change from its view of `before` (the table one stored change earlier, whose views were
+ * published) where the seat has the same player in both (decision 0036), else whole.
+ */
 export function seatMessages(
   table: TableState,
   seats: readonly number[],
   watchers: number,
   cause: SeatEvent['cause'],
   traceparent?: string,
+  before: TableState | null = null,
 ): SeatMessage[] {
-  const texts = seatViewTexts(table, seats, watchers);
-  return seats.map((seat, i) => ({
-    header: {
-      tableId: table.id,
-      seat,
-      version: table.version,
-      playerId: youOf(table, seat).playerId,
-      cause,
-      ...(traceparent ? { traceparent } : {}),
-    },
-    viewJson: texts[i]!,
-  }));
+  const changes = before ? seatChangeTexts(before, table, seats, watchers) : seats.map(() => null);
+  const whole = seats.filter((_, i) => changes[i] === null);
+  const wholeTexts = whole.length > 0 ? seatViewTexts(table, whole, watchers) : [];
+  let next = 0;
+  return seats.map((seat, i) => {
+    const change = changes[i];
+    return {
+      header: {
+        tableId: table.id,
+        seat,
+        version: table.version,
+        playerId: youOf(table, seat).playerId,
+        cause,
+        ...(traceparent ? { traceparent } : {}),
+        ...(change !== null && before ? { base: before.version } : {}),
+      },
+      viewJson: change ?? wholeTexts[next++]!,
+    };
+  });
+}
+
+/** Whether the same player sits at `seat` in both: only then is its view sent as a change. */
+const samePlayer = (before: TableState, after: TableState, seat: number): boolean => {
+  const was = before.seats[seat];
+  return was !== null && was !== undefined && was.playerId === after.seats[seat]?.playerId;
+};
+
+/** The ViewChange's elements as JSON text without the brackets, and a comma after them; '' for none. */
+const opsText = (ops: readonly unknown[]): string =>
+  ops.length > 0 ? `${JSON.stringify(ops).slice(1, -1)},` : '';
+
+/**
+ * Each seat's ViewChange from its view of `before` to its view of `after`, as JSON text, or null
+ * where it must be sent whole. What the seats' changes share (the table around them and, unless a
+ * seat sees its own draws, the public game) is worked out and written once; the watcher count is
+ * always set (it changes without a stored change).
+ */
+function seatChangeTexts(
+  before: TableState,
+  after: TableState,
+  seats: readonly number[],
+  watchers: number,
+): (string | null)[] {
+  const watchersOp = `{"set":["watchers"],"to":${watchers}}`;
+  const was = before.match;
+  const now = after.match;
+  if (was && now && seatViewsSharePublicView(was) && seatViewsSharePublicView(now)) {
+    const common = viewChangeOf(tableAround(before), tableAround(after));
+    viewChangeOf(publicView(was), publicView(now), ['game'], common);
+    const commonText = opsText(common);
+    return seats.map((seat) => {
+      if (!samePlayer(before, after, seat)) return null;
+      const own = viewChangeOf(youOf(before, seat), youOf(after, seat), ['you']);
+      viewChangeOf(seatOwnPart(was, seat), seatOwnPart(now, seat), ['game'], own);
+      return `[${commonText}${opsText(own)}${watchersOp}]`;
+    });
+  }
+  return seats.map((seat) =>
+    samePlayer(before, after, seat)
+      ? `[${opsText(viewChangeOf(tableView(before, seat, watchers), tableView(after, seat, watchers)))}${watchersOp}]`
+      : null,
+  );
 }
 
 /** What a spectator sees (decision 0018): the table and the rules' public view, no hand (P10, P12). */

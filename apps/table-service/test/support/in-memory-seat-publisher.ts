@@ -1,4 +1,4 @@
-import { encodeSeatMessage, parseSeatEvent, type SeatEvent, type SeatMessage } from '@dominoes/protocol';
+import { encodeSeatMessage, SeatEventReader, type SeatEvent, type SeatMessage } from '@dominoes/protocol';
 import type { SeatPublisher } from '../../src/table/table-ports';
 
 /**
@@ -7,9 +7,10 @@ import type { SeatPublisher } from '../../src/table/table-ports';
  */
 export class InMemorySeatPublisher implements SeatPublisher {
   readonly batches: (readonly SeatEvent[])[] = [];
+  private readonly reader = new SeatEventReader();
 
   async publish(messages: readonly SeatMessage[]): Promise<void> {
-    this.batches.push(messages.map((m) => parseSeatEvent(encodeSeatMessage(m))));
+    this.batches.push(messages.map((m) => this.reader.read(encodeSeatMessage(m))));
   }
 
   /** Every event published, in order. */

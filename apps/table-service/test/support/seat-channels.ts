@@ -1,9 +1,10 @@
 import { createRedis, type Redis } from '@dominoes/platform';
-import { parseSeatEvent, type RedisNames, type SeatEvent } from '@dominoes/protocol';
+import { SeatEventReader, type RedisNames, type SeatEvent } from '@dominoes/protocol';
 
 /**
  * Everything published on the seat channels of some tables, as the gateways receive it: for the
- * suites that check what the engine published, not only what it stored.
+ * suites that check what the engine published, not only what it stored. A change is applied to the
+ * seat's view before it (decision 0036): subscribe before the tables' first views.
  */
 export interface SeatChannels {
   readonly events: SeatEvent[];
@@ -22,7 +23,8 @@ export async function watchSeatChannels(
 ): Promise<SeatChannels> {
   const subscriber: Redis = createRedis(redisUrl, 'seat-channels-test');
   const events: SeatEvent[] = [];
-  subscriber.on('message', (_channel: string, message: string) => events.push(parseSeatEvent(message)));
+  const reader = new SeatEventReader();
+  subscriber.on('message', (_channel: string, message: string) => events.push(reader.read(message)));
   const channels = tables.flatMap((table) =>
     Array.from({ length: seats }, (_, s) => names.seatChannel(table, s)),
   );
