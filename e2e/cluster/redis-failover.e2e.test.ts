@@ -28,16 +28,29 @@ const version = (table: PlayingTable): number => table.players[0]!.client.versio
  */
 const over = (table: PlayingTable): boolean => table.players[0]!.view?.status === 'finished';
 
-/** What a table that did not move shows: its stored version (Postgres) beside each seat's. */
-async function describeStuck(system: TestSystem, table: PlayingTable, before: number): Promise<string> {
-  const log = await readLog(system.databaseUrlOf(table.tableId), table.tableId);
-  const stored = log.at(-1)?.seq ?? null;
+/**
+ * What a table that did not move in time shows: each seat's version, then its stored version (Postgres,
+ * read after them: never behind them, and ahead of them if the seats were not shown a change).
+ */
+async function describeStuck(
+  system: TestSystem,
+  table: PlayingTable,
+  before: number,
+  movedAt: number | null,
+): Promise<string> {
   const seats = table.players.map(
     (p, seat) =>
       `seat ${seat} v${p.client.version} ${p.view?.status ?? 'no view'}/${p.view?.game?.phase ?? '-'}` +
       `${p.reconnects > 0 ? ` (${p.reconnects} reconnects)` : ''}`,
   );
-  return `${table.tableId} (shard ${shardOf(table.tableId, SHARDS)}): v${before} at the kill, stored v${stored}; ${seats.join(', ')}`;
+  const log = await readLog(system.databaseUrlOf(table.tableId), table.tableId);
+  const stored = log.at(-1)?.seq ?? null;
+  const moved =
+    movedAt === null ? 'seat 0 saw no change since' : `seat 0 saw a change ${movedAt} ms after it`;
+  return (
+    `${table.tableId} (shard ${shardOf(table.tableId, SHARDS)}): v${before} at the kill, ${moved}; ` +
+    `${seats.join(', ')}; stored v${stored}`
+  );
 }
 
 /**
@@ -46,6 +59,8 @@ async function describeStuck(system: TestSystem, table: PlayingTable, before: nu
  */
 describe('kill -9 of a Redis Cluster primary while tables play', () => {
   let system: TestSystem;
+  /** Every seated table, so that a failure before the matches finish leaves no player reconnecting. */
+  const seated: PlayingTable[] = [];
   beforeAll(async () => {
     system = await TestSystem.start('redis-cluster-failover', {
       shards: SHARDS,
@@ -57,6 +72,7 @@ describe('kill -9 of a Redis Cluster primary while tables play', () => {
     });
   }, 180_000);
   afterAll(async () => {
+    for (const table of seated) for (const p of table.players) p.close();
     await system?.stop();
   });
 
@@ -66,6 +82,7 @@ describe('kill -9 of a Redis Cluster primary while tables play', () => {
     const played = await seatTables(system, PLAYED, 1);
     // Seated and never played: every move of these is a turn deadline fired by BullMQ.
     const byClock = await seatTables(system, BY_CLOCK, 1);
+    seated.push(...played, ...byClock);
     playAll(played, 600_000, 300);
 
     // The victim: the primary that holds the deadline group of the first clock-played table.
@@ -108,7 +125,7 @@ describe('kill -9 of a Redis Cluster primary while tables play', () => {
       all
         .map((table, i) => ({ table, i }))
         .filter(({ i }) => !overBefore[i] && (movedAt[i] ?? Infinity) > BOUND_MS)
-        .map(({ table, i }) => describeStuck(system, table, before[i]!)),
+        .map(({ table, i }) => describeStuck(system, table, before[i]!, movedAt[i] ?? null)),
     );
     await cluster.waitHealthy(3, 30_000);
     const healthyAfter = Date.now() - killedAt;
