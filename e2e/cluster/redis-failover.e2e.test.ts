@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import { deadlineGroupOf, redisNames, shardOf } from '@dominoes/protocol';
+import { readLog } from '../src/stored-log';
 import { checkStored, errorCodes, playAll, seatTables, type PlayingTable } from '../src/tables';
 import { TestSystem } from '../src/system';
 
@@ -19,6 +20,38 @@ const BOUND_MS = 45_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const version = (table: PlayingTable): number => table.players[0]!.client.version;
+/**
+ * A match over before the kill has nothing left to move (decision 0035): a partnership match to 50
+ * ends in its first round about once in 70 (random play), so about one run in three has such a match,
+ * and a short round (a locked board) ends it before the kill. Seat 0's view is never ahead of the
+ * stored table: finished there, the table is finished.
+ */
+const over = (table: PlayingTable): boolean => table.players[0]!.view?.status === 'finished';
+
+/**
+ * What a table that did not move in time shows: each seat's version, then its stored version (Postgres,
+ * read after them: never behind them, and ahead of them if the seats were not shown a change).
+ */
+async function describeStuck(
+  system: TestSystem,
+  table: PlayingTable,
+  before: number,
+  movedAt: number | null,
+): Promise<string> {
+  const seats = table.players.map(
+    (p, seat) =>
+      `seat ${seat} v${p.client.version} ${p.view?.status ?? 'no view'}/${p.view?.game?.phase ?? '-'}` +
+      `${p.reconnects > 0 ? ` (${p.reconnects} reconnects)` : ''}`,
+  );
+  const log = await readLog(system.databaseUrlOf(table.tableId), table.tableId);
+  const stored = log.at(-1)?.seq ?? null;
+  const moved =
+    movedAt === null ? 'seat 0 saw no change since' : `seat 0 saw a change ${movedAt} ms after it`;
+  return (
+    `${table.tableId} (shard ${shardOf(table.tableId, SHARDS)}): v${before} at the kill, ${moved}; ` +
+    `${seats.join(', ')}; stored v${stored}`
+  );
+}
 
 /**
  * Redis Cluster failover (issue 13, decision 0025): kill -9 of the primary holding a deadline group
@@ -26,6 +59,8 @@ const version = (table: PlayingTable): number => table.players[0]!.client.versio
  */
 describe('kill -9 of a Redis Cluster primary while tables play', () => {
   let system: TestSystem;
+  /** Every seated table, so that a failure before the matches finish leaves no player reconnecting. */
+  const seated: PlayingTable[] = [];
   beforeAll(async () => {
     system = await TestSystem.start('redis-cluster-failover', {
       shards: SHARDS,
@@ -37,6 +72,7 @@ describe('kill -9 of a Redis Cluster primary while tables play', () => {
     });
   }, 180_000);
   afterAll(async () => {
+    for (const table of seated) for (const p of table.players) p.close();
     await system?.stop();
   });
 
@@ -46,6 +82,7 @@ describe('kill -9 of a Redis Cluster primary while tables play', () => {
     const played = await seatTables(system, PLAYED, 1);
     // Seated and never played: every move of these is a turn deadline fired by BullMQ.
     const byClock = await seatTables(system, BY_CLOCK, 1);
+    seated.push(...played, ...byClock);
     playAll(played, 600_000, 300);
 
     // The victim: the primary that holds the deadline group of the first clock-played table.
@@ -67,34 +104,56 @@ describe('kill -9 of a Redis Cluster primary while tables play', () => {
     expect(shardsOnVictim.length).toBeGreaterThan(0);
 
     await sleep(4_000);
-    const before = [...played, ...byClock].map(version);
+    const all = [...played, ...byClock];
+    const before = all.map(version);
+    const overBefore = all.map(over);
     for (const table of byClock) expect(version(table)).toBeGreaterThan(0);
     const killedAt = Date.now();
     await cluster.kill(victim);
 
-    // When each table's version moves past what it was at the kill.
+    // When each table still playing at the kill moves past the version it was at.
     const movedAt: (number | null)[] = before.map(() => null);
-    const all = [...played, ...byClock];
-    while (Date.now() - killedAt < 60_000 && movedAt.some((t) => t === null)) {
+    const waiting = () => all.some((_, i) => !overBefore[i] && movedAt[i] === null);
+    while (Date.now() - killedAt < 60_000 && waiting()) {
       all.forEach((table, i) => {
         if (movedAt[i] === null && version(table) > before[i]!) movedAt[i] = Date.now() - killedAt;
       });
       await sleep(100);
     }
+    // Read at once, before the other tables finish and the stuck one's view is the only thing left.
+    const stuck = await Promise.all(
+      all
+        .map((table, i) => ({ table, i }))
+        .filter(({ i }) => !overBefore[i] && (movedAt[i] ?? Infinity) > BOUND_MS)
+        .map(({ table, i }) => describeStuck(system, table, before[i]!, movedAt[i] ?? null)),
+    );
     await cluster.waitHealthy(3, 30_000);
-    const promotedAfter = Date.now() - killedAt;
-    const slowest = Math.max(...movedAt.map((t) => t ?? Infinity));
-    const slowestByClock = Math.max(...movedAt.slice(PLAYED).map((t) => t ?? Infinity));
+    const healthyAfter = Date.now() - killedAt;
+    const playing = movedAt.filter((_, i) => !overBefore[i]);
+    const slowest = Math.max(...playing.map((t) => t ?? Infinity));
+    const slowestByClock = Math.max(
+      ...movedAt
+        .slice(PLAYED)
+        .filter((_, i) => !overBefore[PLAYED + i])
+        .map((t) => t ?? Infinity),
+    );
     const onVictim = all.filter((t) => shardsOnVictim.includes(shardOf(t.tableId, SHARDS))).length;
+    const finishedBefore = overBefore.filter(Boolean).length;
+    // Each table that did not move within the bound, with its stored version and each seat's (before
+    // waiting for the matches to finish: a table stuck for good would never finish).
+    expect(stuck).toEqual([]);
 
     await Promise.all(played.map((t) => t.finished));
     // The figures for docs/capacity.md and the issue's note, in the jest output.
     console.log(
       `redis cluster failover: ${PLAYED} played + ${BY_CLOCK} clock tables (${onVictim} on the killed primary's shards); ` +
-        `cluster healthy again (${cluster.ports.length - 1} nodes, 3 primaries) after <= ${promotedAfter} ms; ` +
-        `every table moved again within ${slowest} ms (clock tables: ${slowestByClock} ms); errors shown: ${JSON.stringify(errorCodes(played))}`,
+        `cluster seen healthy again (${cluster.ports.length - 1} nodes, 3 primaries) ${healthyAfter} ms after the kill, ` +
+        `once every table moved or 60 s passed; every table still playing (${finishedBefore} finished before the kill) ` +
+        `moved again within ${slowest} ms (clock tables: ${slowestByClock} ms); errors shown: ${JSON.stringify(errorCodes(played))}`,
     );
     expect(slowest).toBeLessThanOrEqual(BOUND_MS);
+    // Nearly every table was still playing at the kill (one in 70 finishes in its first round).
+    expect(finishedBefore).toBeLessThanOrEqual(3);
     // Refusals of the moment only (Redis away: UNAVAILABLE, or an intent that expired waiting; a
     // move sent on a view the clock had moved past: NOT_YOUR_TURN and the like), never INTERNAL.
     expect(errorCodes(played)['INTERNAL']).toBeUndefined();

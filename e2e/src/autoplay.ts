@@ -37,6 +37,8 @@ export function autoplay(
   const offs: (() => void)[] = [];
   return new Promise<TableView>((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error('autoplay timed out')), options.timeoutMs ?? 120_000);
+    // A test that failed without waiting for the match must not be held open by this timer until then.
+    timer.unref();
     const finish = (error: Error | null, view?: TableView) => {
       clearTimeout(timer);
       for (const off of offs) off();
