@@ -145,12 +145,10 @@ export class LeanSeat {
     this.changes = [];
     this.events.viewRead(this);
     try {
-      let view = bytes === null ? this.parsed : (JSON.parse(bytes.toString()) as TableView);
-      for (const change of changes) {
-        if (view === null) break;
-        view = applyViewChange(view, JSON.parse(change.toString()) as ViewChange);
-      }
-      this.parsed = view;
+      const view = bytes === null ? this.parsed : (JSON.parse(bytes.toString()) as TableView);
+      // The waiting changes apply as one: each object on their paths is copied once.
+      const ops = changes.flatMap((change) => JSON.parse(change.toString()) as ViewChange);
+      this.parsed = view === null || ops.length === 0 ? view : applyViewChange(view, ops);
     } catch {
       this.parsed = null;
       this.events.strayError(this, 'BAD_FRAME');

@@ -90,42 +90,45 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 export class ViewChangeMismatchError extends Error {}
 
 /**
- * The view `change` makes of `view`, which is left as it was: the objects on each changed path are
- * copied, everything else is shared with `view`. Throws ViewChangeMismatchError when an operation
- * does not fit (a path through something that is not an object, a push onto something that is not
- * an array): the client then asks for the whole view again.
+ * The view `change` makes of `view`, which is left as it was: the objects and arrays on the changed
+ * paths are copied (each once, however many operations go through it), everything else is shared
+ * with `view`. Throws ViewChangeMismatchError when an operation does not fit (a path through
+ * something that is not an object, a push onto something that is not an array): the client then
+ * asks for the whole view again. Several changes in a row apply as one, their operations in order.
  */
 export function applyViewChange<T>(view: T, change: readonly ViewChangeOp[]): T {
-  let root: Json = view;
-  for (const op of change) root = applyOp(root, op);
-  return root as T;
-}
-
-function applyOp(root: Json, op: ViewChangeOp): Json {
-  const path = 'set' in op ? op.set : 'push' in op ? op.push : op.unset;
-  const leaf = (parent: JsonObject, key: string): void => {
-    if ('set' in op) parent[key] = op.to;
-    else if ('push' in op) {
-      const list = parent[key];
-      if (!Array.isArray(list)) throw new ViewChangeMismatchError(`${path.join('.')} is not a list`);
-      parent[key] = [...(list as Json[]), ...op.items];
-    } else delete parent[key];
+  const copies = new Set<unknown>();
+  const copied = <C extends object>(node: C): C => {
+    if (copies.has(node)) return node;
+    const copy = (Array.isArray(node) ? [...node] : { ...node }) as C;
+    copies.add(copy);
+    return copy;
   };
-  return copyAlong(root, path, 0, leaf);
-}
-
-function copyAlong(
-  node: Json,
-  path: readonly string[],
-  depth: number,
-  leaf: (parent: JsonObject, key: string) => void,
-): JsonObject {
-  if (!isObject(node))
-    throw new ViewChangeMismatchError(`${path.slice(0, depth).join('.') || 'the view'} is not an object`);
-  const key = path[depth]!;
-  if (FORBIDDEN_KEYS.has(key)) throw new ViewChangeMismatchError(`the key ${key} is not allowed`);
-  const copy: JsonObject = { ...node };
-  if (depth === path.length - 1) leaf(copy, key);
-  else copy[key] = copyAlong(node[key], path, depth + 1, leaf);
-  return copy;
+  if (!isObject(view)) throw new ViewChangeMismatchError('the view is not an object');
+  const root = copied(view);
+  for (const op of change) {
+    const path = 'set' in op ? op.set : 'push' in op ? op.push : op.unset;
+    let parent: JsonObject = root;
+    for (let depth = 0; depth < path.length; depth += 1) {
+      const key = path[depth]!;
+      if (FORBIDDEN_KEYS.has(key)) throw new ViewChangeMismatchError(`the key ${key} is not allowed`);
+      if (depth === path.length - 1) {
+        if ('set' in op) parent[key] = op.to;
+        else if ('unset' in op) delete parent[key];
+        else {
+          const list = parent[key];
+          if (!Array.isArray(list)) throw new ViewChangeMismatchError(`${path.join('.')} is not a list`);
+          const into = copied(list as Json[]);
+          for (const item of op.items) into.push(item);
+          parent[key] = into;
+        }
+      } else {
+        const child = parent[key];
+        if (!isObject(child))
+          throw new ViewChangeMismatchError(`${path.slice(0, depth + 1).join('.')} is not an object`);
+        parent = parent[key] = copied(child);
+      }
+    }
+  }
+  return root as T;
 }
