@@ -3,7 +3,7 @@ import { newTableCode } from '../src/lobby/table-opener';
 import { ANN, answers, connId, errorFrame, hubRig, hubSuite, internalError } from './socket-hub-harness';
 import { ok, received, seatEvent as publishSeatEvent, viewJson } from './socket-hub-harness';
 import type { HubRig, HubSocket } from './socket-hub-harness';
-import { eventually, SHARDS, viewFor, waitFor } from './support';
+import { eventually, SHARDS, sleep, viewFor, waitFor } from './support';
 
 /**
  * The socket hub's intents, on fake ws sockets and real Redis: what each client frame sends on the
@@ -413,6 +413,32 @@ describe('SocketHub intents: views as changes (decision 0036)', () => {
       ['viewChange', 8, 7],
     ]);
     expect((await rig.metrics.viewsBehind.get()).values[0]!.value).toBe(2);
+  });
+});
+
+describe('SocketHub intents: the view subscriptions come back', () => {
+  it("after the subscriber reconnects (a Redis restart: views published meanwhile are lost), each bound socket's whole view is asked for again", async () => {
+    const rig = await hubRig(suite);
+    const { socket, table } = await seatedSocket(rig);
+    seating(1, 6);
+    rig.subscriber.disconnect(true);
+    const [, , again] = await received(suite, table, 3);
+    expect(again).toMatchObject({ intentId: `${connId(rig, 1)}:sync:2`, intent: { kind: 'sync' } });
+    await until(socket, (fs) => fs.some((f) => f['type'] === 'view' && f['version'] === 6), 'the view again');
+    expect(rig.logged("view subscriptions back: the seats' views asked for again")).toEqual([
+      expect.objectContaining({ sockets: 1 }),
+    ]);
+    // The subscription itself is back: the next change reaches the socket.
+    await waitFor(() => rig.subscriber.status === 'ready', 1500, 'the subscriber ready');
+    await eventually(
+      async () => {
+        await seatEvent(table, 1, 9);
+        await sleep(20);
+        return socket.last()['version'] === 9;
+      },
+      3000,
+      'a view after the reconnection',
+    );
   });
 });
 

@@ -217,5 +217,17 @@ export function subscriberOf(redis: RedisClient) {
       cluster ? redis.sunsubscribe(channel) : redis.unsubscribe(channel),
     onMessage: (listener: (channel: string, message: string) => void): void =>
       void redis.on(cluster ? 'smessage' : 'message', listener),
+    /**
+     * Called whenever the subscriptions were made again (ioredis re-subscribes after a reconnection,
+     * and on a cluster after a failover or a slot move: `subscribersReady`), not for the first
+     * connection. A message published while they were down is lost (pub/sub delivers at most once).
+     */
+    onResubscribed: (listener: () => void): void => {
+      let connected = redis.status === 'ready';
+      redis.on(cluster ? 'subscribersReady' : 'ready', () => {
+        if (connected) listener();
+        connected = true;
+      });
+    },
   };
 }

@@ -52,6 +52,10 @@ export class SeatRouter {
     subscriber.on('error', (error: Error) =>
       this.logger.warn({ err: error.message }, 'view subscriber: Redis error'),
     );
+    // Views published while the subscriptions were down (a Redis restart, a cluster failover) are
+    // lost: every bound socket's whole view is asked for again, so no seat shows an old table until
+    // its next change (which would not fit, decision 0036) or, waiting for nobody, for good.
+    this.channelsOf.onResubscribed(() => this.resync());
   }
 
   /** Who asks for the whole view of a socket a change could not be sent to (the SocketHub). */
@@ -110,6 +114,18 @@ export class SeatRouter {
     this.subscribed.clear();
     this.listeners.clear();
     await this.subscriber.quit().catch(() => undefined);
+  }
+
+  /** Asks for the whole view of every socket bound to a seat here (after the subscriptions came back). */
+  private resync(): void {
+    let sockets = 0;
+    for (const conns of this.bound.values())
+      for (const conn of conns) {
+        sockets += 1;
+        this.behind(conn);
+      }
+    if (sockets > 0)
+      this.logger.info({ sockets }, "view subscriptions back: the seats' views asked for again");
   }
 
   /** Channels with at least one local socket. */
