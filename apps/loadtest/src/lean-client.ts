@@ -17,7 +17,9 @@ import {
  * itself is decoded and parsed only when the seat's `view` is read (issue 14: parsing all four views
  * of every action was most of the tool's CPU, and a seat whose turn it is not never looks at its view).
  * A `viewChange` frame (decision 0036) is read the same way, and kept as bytes until the view is
- * read: then the changes since the last whole view are parsed and applied in order.
+ * read: then the changes since the last whole view are parsed and applied in order. A change is
+ * kept as text (its operations without the brackets), not as the frame's bytes: a frame's Buffer can
+ * be a slice of the socket's whole read, which it would keep alive while it waits.
  */
 
 export type ViewFrame = Extract<ServerMessage, { type: 'view' }>;
@@ -102,7 +104,7 @@ interface Pending {
   readonly onReply: (reply: Reply) => void;
 }
 
-/** At most this many changes wait unread on a seat (its frames' bytes are held till then). */
+/** At most this many changes wait unread on a seat. */
 const MAX_UNREAD_CHANGES = 64;
 
 /** How many (version, arrival) pairs each seat keeps: enough for the acks still on their way. */
@@ -116,7 +118,7 @@ export class LeanSeat {
    * came after it or after the last view read, in order, and the last view read.
    */
   private viewBytes: Buffer | null = null;
-  private changes: Buffer[] = [];
+  private changes: string[] = [];
   private parsed: TableView | null = null;
   /** max(serverTime − local epoch at arrival): the server clock's offset, from the fastest frame. */
   clockOffset = Number.NEGATIVE_INFINITY;
@@ -146,8 +148,8 @@ export class LeanSeat {
     this.events.viewRead(this);
     try {
       const view = bytes === null ? this.parsed : (JSON.parse(bytes.toString()) as TableView);
-      // The waiting changes apply as one: each object on their paths is copied once.
-      const ops = changes.flatMap((change) => JSON.parse(change.toString()) as ViewChange);
+      // The waiting changes apply as one, parsed as one list: each object on their paths is copied once.
+      const ops = changes.length === 0 ? [] : (JSON.parse(`[${changes.join(',')}]`) as ViewChange);
       this.parsed = view === null || ops.length === 0 ? view : applyViewChange(view, ops);
     } catch {
       this.parsed = null;
@@ -301,7 +303,7 @@ export class LeanSeat {
   }
 
   /**
-   * A view-change frame: its JSON bytes, applied when the view is read. The gateway sends a change
+   * A view-change frame: its operations, kept as text and applied when the view is read. The gateway sends a change
    * only on top of the view it sent last; one that does not fit anyway is counted, and the whole
    * view asked for.
    */
@@ -313,9 +315,10 @@ export class LeanSeat {
       this.send('sync', {}, () => undefined);
       return;
     }
-    this.changes.push(bytes);
+    // The operations' text without the brackets ('' for none).
+    if (bytes.length > 2) this.changes.push(bytes.toString('utf8', 1, bytes.length - 1));
     this.arrived(version, at);
-    // A seat nobody reads for a long while holds its frames; at this many they are applied.
+    // A seat nobody reads for a long while holds its changes; at this many they are applied.
     if (this.changes.length >= MAX_UNREAD_CHANGES) void this.view;
   }
 
