@@ -434,7 +434,7 @@ describe('SocketHub intents: the view subscriptions come back', () => {
       async () => {
         await seatEvent(table, 1, 9);
         await sleep(20);
-        return socket.last()['version'] === 9;
+        return socket.last()?.['version'] === 9;
       },
       3000,
       'a view after the reconnection',
