@@ -361,7 +361,7 @@ export class TableEngine {
     attempt = 0,
   ): Promise<void> {
     try {
-      await this.publish(table, occupiedSeats(table), cause, traceparent, attempt === 0 ? before : null);
+      await this.publish(table, occupiedSeats(table), cause, traceparent, before);
     } catch (error) {
       const fields = { tableId: table.id, version: table.version, attempt, err: error };
       if (attempt >= VIEW_REPUBLISH_ATTEMPTS) {
