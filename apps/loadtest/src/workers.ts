@@ -138,13 +138,16 @@ export async function runWorkers(config: LoadConfig, options: WorkersOptions): P
   const tty = options.progress?.isTTY === true;
   const showProgress = options.progress !== undefined && !config.quiet;
   let lastLineAt = -Infinity;
+  const writeLine = () => {
+    const line = workersProgressLine(config, latest);
+    options.progress!.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+  };
   const ticker = setInterval(() => {
     if (!showProgress) return;
     const now = Date.now();
     if (!tty && now - lastLineAt < 5000) return;
     lastLineAt = now;
-    const line = workersProgressLine(config, latest);
-    options.progress!.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+    writeLine();
   }, 1000);
 
   try {
@@ -193,6 +196,9 @@ export async function runWorkers(config: LoadConfig, options: WorkersOptions): P
     const settled = await Promise.allSettled(exits);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw new Error(failure ?? String(failed.reason));
+    // The last line: every worker's last second, however slowly they started (a line every 5 s may
+    // have come before a worker's first report).
+    if (showProgress) writeLine();
   } finally {
     clearInterval(ticker);
     process.off('exit', onExit);

@@ -195,12 +195,7 @@ export class DeadlineWorker {
    * may never end: it is given 2 s, then its connection is dropped.
    */
   private async restartWorker(group: number): Promise<void> {
-    const worker = this.workers[group];
-    const connection = this.connections[group];
-    const cut = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-    if (worker) await Promise.race([worker.close(true).catch(() => undefined), cut(2000)]);
-    if (worker) await Promise.race([worker.disconnect().catch(() => undefined), cut(1000)]);
-    connection?.disconnect();
+    await stopWorker(this.workers[group], this.connections[group], { force: true, graceMs: 2000 });
     if (this.closing) return;
     const names = redisNames(this.config.redisPrefix, this.config.tableShards);
     this.startWorker(group, names.bullPrefix(group));
@@ -230,18 +225,48 @@ export class DeadlineWorker {
     }
   }
 
-  /** Finishes the jobs in hand, then closes the worker, the queue and the intent client. */
+  /**
+   * Finishes the jobs in hand (for at most CLOSE_GRACE_MS: a worker wedged on a blocking read that
+   * never answers would otherwise hold the shutdown until the pod is killed), then closes the
+   * workers' connections, the queues and the intent client.
+   */
   async close(): Promise<void> {
     if (this.depthTimer) clearInterval(this.depthTimer);
     this.depthTimer = null;
     this.closing = true;
     this.watchdog?.stop();
     this.watchdog = null;
-    await Promise.all(this.workers.map((worker) => worker.close()));
-    await Promise.all(this.connections.map((connection) => connection.quit().catch(() => undefined)));
+    await Promise.all(
+      this.workers.map((worker, group) =>
+        stopWorker(worker, this.connections[group], { force: false, graceMs: CLOSE_GRACE_MS }),
+      ),
+    );
     await this.queues.close();
     await this.client.close();
     this.workers = [];
     this.connections = [];
   }
+}
+
+/** How long a closing worker may take to finish its jobs in hand before its connection is dropped. */
+const CLOSE_GRACE_MS = 5000;
+
+/**
+ * Closes a group's worker: its jobs in hand finished (`force`: given up) within `graceMs`, else its
+ * blocking connection dropped; then its own connection quit (`force`: dropped at once). Each step
+ * has a bound, so that a worker whose connection never answers cannot hold its caller.
+ */
+async function stopWorker(
+  worker: Worker<DeadlineJob> | undefined,
+  connection: RedisClient | undefined,
+  { force, graceMs }: { force: boolean; graceMs: number },
+): Promise<void> {
+  const cut = (ms: number) => new Promise<'cut'>((resolve) => setTimeout(() => resolve('cut'), ms).unref());
+  if (worker) {
+    const closed = await Promise.race([worker.close(force).catch(() => undefined), cut(graceMs)]);
+    if (closed === 'cut') await Promise.race([worker.disconnect().catch(() => undefined), cut(1000)]);
+  }
+  if (!connection) return;
+  const quit = force ? 'cut' : await Promise.race([connection.quit().catch(() => undefined), cut(1000)]);
+  if (quit === 'cut') connection.disconnect();
 }

@@ -11,9 +11,9 @@ function tablesOfGroup(queues: DeadlineQueues, group: number, count: number): st
   for (let n = 0; ids.length < count; n++) if (queues.of(`G${n}`) === queues.all[group]) ids.push(`G${n}`);
   return ids;
 }
-const until = async (done: () => boolean, ms = 10_000) => {
+const until = async (done: () => boolean, ms = 10_000, what = 'a condition') => {
   for (const end = Date.now() + ms; !done(); await sleep(20))
-    if (Date.now() > end) throw new Error('timed out waiting');
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 };
 
 /**
@@ -102,6 +102,7 @@ describe('deadline worker: errors, restarts and what it counts, on real Redis (B
         dispatched.push(envelope.tableId);
         return dispatch(envelope);
       }),
+      { WORKER_STUCK_MS: '2000' },
     );
     try {
       const [tableId] = tableOfEachGroup();
@@ -135,12 +136,18 @@ describe('deadline worker: errors, restarts and what it counts, on real Redis (B
 
       const logged = (group: number) =>
         w.lines.filter((l) => l.msg === 'deadline worker error' && l.group === group).length;
-      await until(() => emitted.every((n, group) => n > logged(group) + 2 && logged(group) > 0));
+      await until(
+        () => emitted.every((n, group) => n > logged(group) + 2 && logged(group) > 0),
+        10_000,
+        "each group's worker to emit errors more times than it logs",
+      );
       for (const group of [0, 1]) expect(logged(group)).toBeLessThanOrEqual(3);
 
       await server.restart();
       await upsertDeadline(w.queues.of(tableId!), { tableId: tableId!, key: 'k2', dueAt: Date.now() }, 0);
-      await until(() => dispatched.includes(tableId!));
+      // Fired by the worker as it reconnects or, if its blocking read never comes back (BullMQ's
+      // known wedge), by the new worker the watchdog starts after WORKER_STUCK_MS (2 s here).
+      await until(() => dispatched.includes(tableId!), 20_000, 'the deadline to fire after the restart');
     } finally {
       own.disconnect();
       await w.worker.close();
