@@ -57,7 +57,7 @@ type Rig = ReturnType<typeof relayRig>;
 /** A socket of player `playerId` seated at `tableId`'s seat `seat`, its seat held in the store. */
 function seatedSender(rig: Rig, tableId: string, seat: number, playerId: string) {
   const made = fakeConnection(`${playerId}-conn`, { id: playerId, name: `Name ${playerId}` });
-  made.conn.binding = { tableId, seat, channel: `seat-${seat}` };
+  made.conn.binding = { tableId, seat, key: `${seat}:${tableId}` };
   rig.held.add(`${tableId}:${seat}:${playerId}:${made.conn.id}`);
   return made;
 }

@@ -367,7 +367,7 @@ describe('SocketHub intents: views as changes (decision 0036)', () => {
   /** Publishes a change of ANN's view of `table`'s `seat` from `base` to `version`, as the table-service does. */
   const change = (table: string, seat: number, version: number, base: number) =>
     suite.tableService.publishRaw(
-      redisNames(suite.prefix, SHARDS).seatChannel(table, seat),
+      redisNames(suite.prefix, SHARDS).viewsChannel(table),
       encodeSeatMessage({
         header: { tableId: table, seat, version, playerId: ANN.id, cause: null, base },
         viewJson: JSON.stringify([{ set: ['watchers'], to: version }]),

@@ -140,7 +140,7 @@ export class FakeTableService {
 
   publishSeatEvent(prefix: string, event: SeatEvent): Promise<number> {
     return this.publisher.publish(
-      redisNames(prefix, SHARDS).seatChannel(event.tableId, event.seat),
+      redisNames(prefix, SHARDS).viewsChannel(event.tableId),
       encodeSeatEvent(event),
     );
   }

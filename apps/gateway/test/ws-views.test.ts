@@ -147,11 +147,8 @@ it('views go only to the sockets bound to their seat', async () => {
   const caio = await connect('Caio'); // authenticated, never joins
   const seen = { ana: collect(ana), ana2: collect(ana2), bruno: collect(bruno), caio: collect(caio) };
   await Promise.all([ana.join(TABLE), ana2.join(TABLE), bruno.join(TABLE)]);
-  const seat0 = names.seatChannel(TABLE, 0);
-  const seat1 = names.seatChannel(TABLE, 1);
-  expect(await fake.numsub(seat0)).toBe(1); // ONE subscription for the two sockets of seat 0
-  expect(await fake.numsub(seat1)).toBe(1);
-  expect(await fake.numsub(names.seatChannel(TABLE, 2))).toBe(0);
+  // ONE subscription for the table: the two sockets of seat 0 and the one of seat 1 (decision 0037).
+  expect(await fake.numsub(names.viewsChannel(TABLE))).toBe(1);
 
   const anaId = players['Ana']!.playerId;
   const brunoId = players['Bruno']!.playerId;
@@ -169,14 +166,15 @@ it('views go only to the sockets bound to their seat', async () => {
   expect(seen.bruno.map((v) => [v.view.you.seat, v.version])).toEqual([[1, 10]]);
   expect(seen.caio).toEqual([]);
 
-  // Dropped: not JSON, not a SeatEvent, a seat-1 event on seat 0's channel, a header without a
-  // player or cause, a header that is not JSON, a view made for
-  // another player, an older version. Then a newer one arrives.
-  await fake.publishRaw(seat0, 'not json');
-  await fake.publishRaw(seat0, JSON.stringify({ tableId: TABLE }));
-  await fake.publishRaw(seat0, encodeSeatEvent(event(TABLE, 1, brunoId, 11)));
-  await fake.publishRaw(seat0, `${JSON.stringify({ tableId: TABLE, seat: 0, version: 11 })}\n{}`);
-  await fake.publishRaw(seat0, 'not json\n{}');
+  // Dropped: not JSON, not a SeatEvent, another table's seat-0 event on this table's channel, a
+  // header without a player or cause, a header that is not JSON, a view made for another player, an
+  // older version. Then a newer one arrives.
+  const channel = names.viewsChannel(TABLE);
+  await fake.publishRaw(channel, 'not json');
+  await fake.publishRaw(channel, JSON.stringify({ tableId: TABLE }));
+  await fake.publishRaw(channel, encodeSeatEvent(event(OTHER, 0, anaId, 11)));
+  await fake.publishRaw(channel, `${JSON.stringify({ tableId: TABLE, seat: 0, version: 11 })}\n{}`);
+  await fake.publishRaw(channel, 'not json\n{}');
   await fake.publishSeatEvent(prefix, { ...event(TABLE, 0, brunoId, 12) });
   await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 9));
   await fake.publishSeatEvent(prefix, event(TABLE, 0, anaId, 13));
@@ -224,7 +222,7 @@ it('a refused join leaves the socket bound where it was', async () => {
   await ana.join(TABLE);
   const refused = await ana.join('ZZZZZZZZZZZZ').catch((e: unknown) => e);
   expect((refused as ProtocolError).code).toBe('TABLE_NOT_FOUND');
-  expect(await fake.numsub(names.seatChannel(TABLE, 0))).toBe(1);
+  expect(await fake.numsub(names.viewsChannel(TABLE))).toBe(1);
   fake.received.length = 0;
   await ana.sync();
   expect(received((e) => e.intentId.startsWith(players['Ana']!.playerId)).map((e) => e.tableId)).toEqual([
@@ -236,7 +234,7 @@ it('a refused join leaves the socket bound where it was', async () => {
 it('joining another table ends the old binding (presence false there) and binds the new seat', async () => {
   const ana = await connect('Ana');
   await ana.join(TABLE);
-  const old = names.seatChannel(TABLE, 0);
+  const old = names.viewsChannel(TABLE);
   await waitFor(() => received((e) => e.intent.kind === 'sync' && e.tableId === TABLE).length > 0, 2000);
   fake.received.length = 0;
   await ana.join(OTHER);
@@ -255,7 +253,7 @@ it('joining another table ends the old binding (presence false there) and binds 
     }),
   ]);
   expect(await fake.numsub(old)).toBe(0);
-  expect(await fake.numsub(names.seatChannel(OTHER, 0))).toBe(1);
+  expect(await fake.numsub(names.viewsChannel(OTHER))).toBe(1);
   const views = collect(ana);
   await fake.publishSeatEvent(prefix, event(TABLE, 0, players['Ana']!.playerId, 50));
   await fake.publishSeatEvent(prefix, event(OTHER, 0, players['Ana']!.playerId, 2));
@@ -274,7 +272,7 @@ it('joining another table ends the old binding (presence false there) and binds 
 it('closing a bound socket sends presence {connected:false} as `<connectionId>:closed` and unsubscribes', async () => {
   const bruno = await connect('Bruno');
   await bruno.join(TABLE);
-  const channel = names.seatChannel(TABLE, 1);
+  const channel = names.viewsChannel(TABLE);
   expect(await fake.numsub(channel)).toBe(1);
   const join = received((e) => e.intent.kind === 'join' && e.player?.name === 'Bruno').pop()!;
   fake.received.length = 0;
@@ -296,7 +294,7 @@ it('after leave the socket is no longer bound: no views, NOT_SEATED', async () =
   const caio = await connect('Caio');
   await caio.join(TABLE);
   await caio.leave();
-  const channel = names.seatChannel(TABLE, 2);
+  const channel = names.viewsChannel(TABLE);
   expect(await fake.numsub(channel)).toBe(0);
   const refused = await caio.pass().catch((e: unknown) => e);
   expect((refused as ProtocolError).code).toBe('NOT_SEATED');

@@ -7,12 +7,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Views are published only after the store accepted the change (issue 15: the fencing test checked
  * what was stored, never what was published). On real Postgres and Redis, with the gateways' view
- * of it: the seat channels.
+ * of it: the views channels.
  */
 describe('views published only after a successful store, on real Postgres and Redis', () => {
   const suite = engineSuite('publish_after_store', ['PUBEXP', 'PUBFEN']);
 
-  it('a write Postgres refuses because the intent expired while it waited on a lock publishes nothing on any seat channel, and the reply says INTENT_EXPIRED', async () => {
+  it('a write Postgres refuses because the intent expired while it waited on a lock publishes nothing on any views channel, and the reply says INTENT_EXPIRED', async () => {
     const engine = suite.harness.engine();
     const intent = envelopes('PUBEXP', 'pe');
     expect(

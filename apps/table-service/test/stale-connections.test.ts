@@ -200,8 +200,10 @@ describe('stale connections: seats of a gateway that died without closing its so
     // The watcher's socket holds the seat's view now; what is published next is a change of it (decision 0036).
     const reader = new SeatEventReader();
     reader.hold({ tableId, seat: watcher, version: table.version, view: tableView(table, watcher) });
-    subscriber.on('message', (_channel: string, message: string) => views.push(reader.read(message).view));
-    await subscriber.subscribe(names.seatChannel(tableId, watcher));
+    subscriber.on('message', (_channel: string, message: string) =>
+      views.push(...reader.readAll(message, [watcher]).map((event) => event.view)),
+    );
+    await subscriber.subscribe(names.viewsChannel(tableId));
 
     const s = sweeper();
     expect(await s.sweep()).toBe(0);

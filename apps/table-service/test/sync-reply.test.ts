@@ -8,7 +8,7 @@ import { startEngineHarness, type EngineHarness } from './support/engine-harness
  * the seat channel (as it was), every socket of that seat received it: 60 sockets syncing multiplied
  * the views sent 57 times (issue 10).
  */
-describe('sync: the view in the reply, nothing on the seat channel', () => {
+describe("sync: the view in the reply, nothing on the table's views channel", () => {
   let harness: EngineHarness;
   let subscriber: Redis;
   let engine: TableEngine;
@@ -29,7 +29,7 @@ describe('sync: the view in the reply, nothing on the seat channel', () => {
   beforeAll(async () => {
     harness = await startEngineHarness('sync_reply');
     subscriber = createRedis(harness.stores.redisUrl, 'sync-reply-test-sub');
-    await subscriber.subscribe(harness.names.seatChannel(TABLE, 0));
+    await subscriber.subscribe(harness.names.viewsChannel(TABLE));
     subscriber.on('message', (_channel: string, message: string) => published.push(message));
     engine = harness.engine();
     expect(
@@ -57,7 +57,7 @@ describe('sync: the view in the reply, nothing on the seat channel', () => {
     expect(published).toEqual([]);
   });
 
-  it('a change still goes out on the seat channel', async () => {
+  it("a change still goes out on the table's views channel", async () => {
     await engine.handle(intent({ kind: 'autoPass', on: true }, 'replies:gw'));
     await new Promise((r) => setTimeout(r, 200));
     expect(published).toHaveLength(1);

@@ -147,10 +147,9 @@ describe('table engine on real Postgres and Redis', () => {
       for (const seat of [0, 1])
         reader.hold({ tableId: 'EXPIR1', seat, version: joined.version, view: tableView(joined, seat) });
       subscriber.on('message', (_channel: string, message: string) => {
-        const event = reader.read(message);
-        views.set(event.seat, event.view);
+        for (const event of reader.readAll(message, [0, 1])) views.set(event.seat, event.view);
       });
-      await subscriber.subscribe(names.seatChannel('EXPIR1', 0), names.seatChannel('EXPIR1', 1));
+      await subscriber.subscribe(names.viewsChannel('EXPIR1'));
       try {
         at += TTL_MS;
         expect(await e.handle(deadline('EXPIR1', '2'))).toMatchObject({ ok: true });

@@ -137,7 +137,7 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
       if (channel === replyTo) replies.push(JSON.parse(message) as IntentReply);
       else messages.push({ channel, message });
     });
-    await subscriber.subscribe(replyTo, names.lobbyChannel, names.seatChannel(PLAYING, 0));
+    await subscriber.subscribe(replyTo, names.lobbyChannel, names.viewsChannel(PLAYING));
     queue = createDeadlineQueue(stores.redisUrl, stores.redisPrefix, 0);
     pg = new Client({ connectionString: stores.databaseUrl });
     await pg.connect();
@@ -190,7 +190,7 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     await openAndFill(PLAYING);
     const row = await pg.query<{ status: string }>('select status from game_tables where id = $1', [PLAYING]);
     expect(row.rows).toEqual([{ status: 'playing' }]);
-    await until('a seat view', () => messages.some((m) => m.channel === names.seatChannel(PLAYING, 0)));
+    await until('a seat view', () => messages.some((m) => m.channel === names.viewsChannel(PLAYING)));
     await until('a lobby update', () =>
       messages.some((m) => m.channel === names.lobbyChannel && m.message.includes(PLAYING)),
     );

@@ -62,8 +62,8 @@ describe('table-service tracing: the views and the deadline an intent causes car
     redis = createRedis(stores.redisUrl, 'telemetry-test');
     subscriber = createRedis(stores.redisUrl, 'telemetry-test-views');
     const reader = new SeatEventReader();
-    subscriber.on('pmessage', (_p: string, _c: string, message: string) => events.push(reader.read(message)));
-    await subscriber.psubscribe(`${stores.redisPrefix}:{shard:*}:table:TRACED:seat:*`);
+    subscriber.on('message', (_c: string, message: string) => events.push(...reader.readAll(message)));
+    await subscriber.subscribe(redisNames(stores.redisPrefix).viewsChannel('TRACED'));
   });
   afterAll(async () => {
     subscriber?.disconnect();

@@ -11,7 +11,7 @@ import { clusterNode } from '../src/redis';
 describe('Redis names on a cluster: one hash tag per shard, per gateway, per deadline group', () => {
   const names = redisNames('dominoes', 16);
 
-  it("a shard's intent stream, lease and every seat channel of its tables hash to one slot", () => {
+  it("a shard's intent stream, lease and the views channel of each of its tables hash to one slot", () => {
     for (let shard = 0; shard < 16; shard++) {
       const slot = calculateSlot(names.intentStream(shard));
       expect(calculateSlot(names.shardLease(shard))).toBe(slot);
@@ -19,17 +19,14 @@ describe('Redis names on a cluster: one hash tag per shard, per gateway, per dea
     }
     for (const tableId of ['ABCDEFGHJKLM', 'T1', 'ZZZZZZZZZZZZ', 'table-with-dashes']) {
       const shard = shardOf(tableId, 16);
-      for (let seat = 0; seat < 4; seat++)
-        expect(calculateSlot(names.seatChannel(tableId, seat))).toBe(
-          calculateSlot(names.intentStream(shard)),
-        );
+      expect(calculateSlot(names.viewsChannel(tableId))).toBe(calculateSlot(names.intentStream(shard)));
     }
   });
 
-  it("the seat channels carry the table's shard under TABLE_SHARDS, not a fixed 16", () => {
+  it("the views channels carry the table's shard under TABLE_SHARDS, not a fixed 16", () => {
     const four = redisNames('p', 4);
     const tableId = 'ABCDEFGHJKLM';
-    expect(four.seatChannel(tableId, 0)).toBe(`p:{shard:${shardOf(tableId, 4)}}:table:${tableId}:seat:0`);
+    expect(four.viewsChannel(tableId)).toBe(`p:{shard:${shardOf(tableId, 4)}}:table:${tableId}:views`);
   });
 
   it("a gateway's heartbeat, control and reply channels share the gateway's slot", () => {

@@ -16,7 +16,7 @@ const eventually = async (check: () => boolean | Promise<boolean>, timeoutMs: nu
 
 /**
  * The services' Redis code on a real Redis Cluster (3 primaries, 3 replicas; decision 0025): the
- * one factory makes a Cluster client from REDIS_CLUSTER_NODES, seat channels are sharded pub/sub,
+ * one factory makes a Cluster client from REDIS_CLUSTER_NODES, views channels are sharded pub/sub,
  * the deadline queues of every shard group work, and all of it outlives a kill -9 of a primary.
  */
 describe('on a real Redis Cluster', () => {
@@ -84,14 +84,14 @@ describe('on a real Redis Cluster', () => {
     const got: string[] = [];
     channels.onMessage((channel, message) => got.push(`${channel}=${message}`));
     const tables = ['A1', 'B2', 'C3', 'D4', 'E5', 'F6', 'G7', 'H8'];
-    for (const table of tables) await channels.subscribe(names.seatChannel(table, 0));
-    for (const table of tables) await publishOn(publisher, true, names.seatChannel(table, 0), table);
+    for (const table of tables) await channels.subscribe(names.viewsChannel(table));
+    for (const table of tables) await publishOn(publisher, true, names.viewsChannel(table), table);
     await eventually(() => got.length === tables.length, 5_000);
-    expect(got.sort()).toEqual(tables.map((t) => `${names.seatChannel(t, 0)}=${t}`).sort());
+    expect(got.sort()).toEqual(tables.map((t) => `${names.viewsChannel(t)}=${t}`).sort());
     // Classic PUBLISH does not reach a sharded subscriber: every publisher must use publishOn.
-    await publisher.publish(names.seatChannel('A1', 0), 'classic');
+    await publisher.publish(names.viewsChannel('A1'), 'classic');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(got).not.toContain(`${names.seatChannel('A1', 0)}=classic`);
+    expect(got).not.toContain(`${names.viewsChannel('A1')}=classic`);
   });
 
   it('one deadline queue per shard group: a job set through DeadlineQueues fires from the worker of its group', async () => {
@@ -148,7 +148,7 @@ describe('on a real Redis Cluster', () => {
     expect(shard).toBeDefined();
     const wide = redisNames(prefix, 64);
     const table = Array.from({ length: 10_000 }, (_, i) => `X${i}`).find((t) => shardOf(t, 64) === shard)!;
-    const channel = wide.seatChannel(table, 1);
+    const channel = wide.viewsChannel(table);
     await channels.subscribe(channel);
     await publishOn(redis, true, channel, 'before');
     await eventually(() => got.includes('before'), 5_000);

@@ -151,6 +151,33 @@ export function encodeSeatMessage(message: SeatMessage): string {
   return `${JSON.stringify(message.header)}\n${message.viewJson}`;
 }
 
+/**
+ * The seat messages of one table's change as one message on its views channel (decision 0037): each
+ * seat's header line and body line, one after the other. Neither holds a newline (both are
+ * `JSON.stringify` output), so every two lines are one seat's message.
+ */
+export function encodeSeatMessages(messages: readonly SeatMessage[]): string {
+  return messages.map(encodeSeatMessage).join('\n');
+}
+
+/**
+ * Each seat's message (header line, newline, body) of a views channel message, in order; null when
+ * its lines do not pair up (not `encodeSeatMessages` output).
+ */
+export function splitSeatMessages(text: string): string[] | null {
+  const parts: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const headerEnd = text.indexOf('\n', start);
+    if (headerEnd < 0) return null;
+    const bodyEnd = text.indexOf('\n', headerEnd + 1);
+    const end = bodyEnd < 0 ? text.length : bodyEnd;
+    parts.push(text.slice(start, end));
+    start = end + 1;
+  }
+  return parts.length > 0 ? parts : null;
+}
+
 export type DecodedSeatEvent = DecodedHeaderLine<SeatEventHeader>;
 
 /**
@@ -179,9 +206,33 @@ export function parseSeatEvent(message: string): SeatEvent {
 export class SeatEventReader {
   private readonly last = new Map<string, { version: number; view: TableView }>();
 
+  /**
+   * Every seat's event of a views channel message (`encodeSeatMessages`), in order; with `seats`,
+   * those of the seats listed only (as a gateway serving only those would).
+   */
+  readAll(text: string, seats?: readonly number[]): SeatEvent[] {
+    const parts = splitSeatMessages(text);
+    if (parts === null) throw new Error('not a views message: its lines do not pair up');
+    const events: SeatEvent[] = [];
+    for (const part of parts) {
+      const decoded = this.decode(part);
+      if (seats === undefined || seats.includes(decoded.header.seat)) events.push(this.readDecoded(decoded));
+    }
+    return events;
+  }
+
+  /** One seat's message (`encodeSeatMessage`). */
   read(message: string): SeatEvent {
+    return this.readDecoded(this.decode(message));
+  }
+
+  private decode(message: string): Extract<DecodedSeatEvent, { ok: true }> {
     const decoded = decodeSeatEventHeader(message);
     if (!decoded.ok) throw new Error(`not a seat event: ${decoded.reason}`);
+    return decoded;
+  }
+
+  private readDecoded(decoded: Extract<DecodedSeatEvent, { ok: true }>): SeatEvent {
     const { playerId: _playerId, base, ...rest } = decoded.header;
     const key = `${rest.tableId}/${rest.seat}`;
     const body: unknown = JSON.parse(decoded.viewJson);

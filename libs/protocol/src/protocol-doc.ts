@@ -112,7 +112,7 @@ export function renderProtocolDoc(): string {
     section('Between services (Redis)', {
       'intent (stream <prefix>:{shard:<shard>}:intents)': IntentEnvelopeSchema,
       'reply (channel <prefix>:{gateway:<gateway>}:replies)': IntentReplySchema,
-      "seat view (channel <prefix>:{shard:<shard of id>}:table:<id>:seat:<n>): this header as one JSON line, a newline, then the seat's TableView as JSON":
+      "seat views of a change (channel <prefix>:{shard:<shard of id>}:table:<id>:views, one message per change): for each seat, this header as one JSON line, a newline, then the seat's TableView (or, with base, its ViewChange) as one JSON line":
         SeatEventHeaderSchema,
       'spectator view (channel <prefix>:{shard:<shard of id>}:table:<id>:spectators, only while someone watches): this header as one JSON line, a newline, then the SpectatorView as JSON':
         SpectatorEventHeaderSchema,

@@ -40,7 +40,7 @@ export function deadlineGroupOf(shard: number, groups: number): number {
  * (heartbeat, control and reply channels) `{gateway:ID}`; a deadline queue group's BullMQ keys
  * `{deadlines:G}` (BullMQ's scripts touch several keys of a queue at once, so they must share a
  * slot). No command ever names two tags. On one Redis the tags are just characters of the names.
- * `shards` (TABLE_SHARDS) is needed for the seat channels: a table's channels carry its shard.
+ * `shards` (TABLE_SHARDS) is needed for the table channels: a table's channels carry its shard.
  */
 export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX, shards: number = DEFAULT_TABLE_SHARDS) {
   const shardTag = (shard: number): string => `${prefix}:{shard:${shard}}`;
@@ -51,8 +51,12 @@ export function redisNames(prefix: string = DEFAULT_REDIS_PREFIX, shards: number
     /** BullMQ's own key prefix of deadline queue group `group` (hash-tagged: one slot per group). */
     bullPrefix: (group: number): string => `${prefix}:bull:{deadlines:${group}}`,
     intentStream: (shard: number): string => `${shardTag(shard)}:intents`,
-    seatChannel: (tableId: string, seat: number): string =>
-      `${shardTag(shardOf(tableId, shards))}:table:${tableId}:seat:${seat}`,
+    /**
+     * A table's seats' views (decision 0037): one message per change holds each seat's own view or
+     * change (`encodeSeatMessages`); every gateway with a socket bound to one of the table's seats
+     * listens, and sends each socket its own seat's part only.
+     */
+    viewsChannel: (tableId: string): string => `${shardTag(shardOf(tableId, shards))}:table:${tableId}:views`,
     replyChannel: (gatewayId: string): string => `${gatewayTag(gatewayId)}:replies`,
     shardLease: (shard: number): string => `${shardTag(shard)}:lease`,
     /** Live table-service replicas: a sorted set of heartbeats (one key, its own slot). */

@@ -143,7 +143,7 @@ describe('chat on the wire: what readers receive, and the table setting', () => 
       names.chatChannel('T1'),
       names.chatRecent('T1'),
       names.chatRate('P1'),
-      names.seatChannel('T1', 0),
+      names.viewsChannel('T1'),
     ];
     expect(new Set(all).size).toBe(all.length);
     for (const name of all) expect(name.startsWith('p:')).toBe(true);

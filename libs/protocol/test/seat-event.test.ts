@@ -1,7 +1,11 @@
+import fc from 'fast-check';
 import {
   decodeSeatEventHeader,
   encodeSeatEvent,
+  encodeSeatMessages,
   parseSeatEvent,
+  SeatEventReader,
+  splitSeatMessages,
   ServerMessageSchemas,
   viewFrameText,
   type SeatEvent,
@@ -83,5 +87,50 @@ describe('seat events between the table-service and the gateway (header line + v
     const frame = { type: 'view', version: 42, serverTime: 1_700_000_000_123, view: event.view };
     expect(text).toBe(JSON.stringify(frame));
     expect(ServerMessageSchemas.view.parse(JSON.parse(text))).toEqual(frame);
+  });
+});
+
+describe("a change's seat views as one message on the table's views channel (decision 0037)", () => {
+  const seatMessage = (seat: number, name: string) => {
+    const v = view(seat, `p-${seat}`);
+    v.seats[0] = { seat: 0, name, connected: true, side: 0 };
+    return { ...event, seat, view: v };
+  };
+
+  it("splits back into each seat's message, in order, whatever the names hold (newlines, quotes, backslashes)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.string()), { minLength: 1, maxLength: 4 }),
+        (seats) => {
+          const events = seats.map(([seat, name]) => seatMessage(seat, name));
+          const texts = events.map(encodeSeatEvent);
+          const parts = splitSeatMessages(texts.join('\n'));
+          expect(parts).toEqual(texts);
+          expect(parts!.map(parseSeatEvent)).toEqual(events);
+        },
+      ),
+    );
+  });
+
+  it('encodeSeatMessages joins the messages as the table-service publishes them; readAll reads every seat, or the seats asked for', () => {
+    const events = [0, 1, 2, 3].map((seat) => seatMessage(seat, `n${seat}`));
+    const messages = events.map((e) => {
+      const decoded = decodeSeatEventHeader(encodeSeatEvent(e));
+      if (!decoded.ok) throw new Error(decoded.reason);
+      return { header: decoded.header, viewJson: decoded.viewJson };
+    });
+    const text = encodeSeatMessages(messages);
+    expect(text).toBe(events.map(encodeSeatEvent).join('\n'));
+    expect(new SeatEventReader().readAll(text)).toEqual(events);
+    expect(new SeatEventReader().readAll(text, [2]).map((e) => e.seat)).toEqual([2]);
+  });
+
+  it.each([
+    ['an empty message', ''],
+    ['a line without its pair', 'one line only'],
+    ["a seat's message and half of another", `${encodeSeatEvent(event)}\n{"tableId":"KQ7MZP"}`],
+  ])('finds the lines do not pair up in %s', (_name, text) => {
+    expect(splitSeatMessages(text)).toBeNull();
+    expect(() => new SeatEventReader().readAll(text)).toThrow(/do not pair up/);
   });
 });

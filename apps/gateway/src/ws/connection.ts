@@ -6,7 +6,8 @@ import type { Corkable, TurnWrites } from './turn-writes';
 export interface SeatBinding {
   readonly tableId: string;
   readonly seat: number;
-  readonly channel: string;
+  /** The seat's key among the gateway's bindings (`SeatRouter.seatKey`): one per table and seat. */
+  readonly key: string;
 }
 
 /** Above this many bytes queued for a socket, it is a reader that cannot keep up: it is closed. */

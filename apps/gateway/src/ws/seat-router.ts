@@ -1,5 +1,6 @@
 import {
   decodeSeatEventHeader,
+  splitSeatMessages,
   viewChangeFrameText,
   viewFrameText,
   type RedisNames,
@@ -14,23 +15,32 @@ import {
   type RedisClient,
 } from '@dominoes/platform';
 import type { GatewayMetrics } from '../metrics';
-import type { Connection } from './connection';
+import type { Connection, SeatBinding } from './connection';
 
 /**
  * Routes each seat's views to the sockets bound to that seat, and to no other socket.
  *
- * The gateway holds ONE Redis subscriber connection. It is subscribed to a seat channel while at
- * least one local socket is bound to that seat, and unsubscribes when the last one goes. On a
- * cluster the subscriptions are sharded (SSUBSCRIBE, to the node of each channel's slot).
+ * The gateway holds ONE Redis subscriber connection. A change of a table is one message on the
+ * table's views channel holding each seat's part (decision 0037); the gateway is subscribed to that
+ * channel while at least one local socket is bound to one of the table's seats, unsubscribes when the
+ * last one goes, and sends each socket its own seat's part only. On a cluster the subscriptions are
+ * sharded (SSUBSCRIBE, to the node of each channel's slot).
  */
 export class SeatRouter {
+  /** Seat key (`seatKey`) → the sockets bound to that seat here. */
   private readonly bound = new Map<string, Set<Connection>>();
-  private readonly subscribed = new Map<string, Promise<unknown>>();
-  /** Channels that are not seats (a gateway's control channel), each with its handler. */
+  /** Views channel → how many of its table's seats have a socket here, and its subscription. */
+  private readonly tables = new Map<string, { seats: number; subscribed: Promise<unknown> }>();
+  /** Channels that are not views (a gateway's control channel), each with its handler. */
   private readonly listeners = new Map<string, (message: string) => void>();
   private readonly channelsOf: ReturnType<typeof subscriberOf>;
   /** Told of a socket that was sent a change that does not fit its view (it needs the whole view). */
   private behind: (conn: Connection) => void = () => undefined;
+
+  /** A seat's key among the bindings: one per table and seat (a seat number has no colon). */
+  static seatKey(tableId: string, seat: number): string {
+    return `${seat}:${tableId}`;
+  }
 
   constructor(
     private readonly subscriber: RedisClient,
@@ -63,8 +73,9 @@ export class SeatRouter {
     this.behind = handler;
   }
 
-  channelOf(tableId: string, seat: number): string {
-    return this.names.seatChannel(tableId, seat);
+  /** The table's views channel, which this gateway listens to while one of its seats is bound here. */
+  viewsChannelOf(tableId: string): string {
+    return this.names.viewsChannel(tableId);
   }
 
   /** The table's spectator channel (TableWatching listens to it). */
@@ -72,16 +83,22 @@ export class SeatRouter {
     return this.names.spectatorChannel(tableId);
   }
 
-  /** Binds `conn` to the channel; resolves once Redis confirms the subscription. */
-  async add(conn: Connection, channel: string): Promise<void> {
-    let set = this.bound.get(channel);
+  /** Binds `conn` to its binding's seat; resolves once Redis confirms the table's subscription. */
+  async add(conn: Connection, binding: SeatBinding): Promise<void> {
+    const channel = this.names.viewsChannel(binding.tableId);
+    let table = this.tables.get(channel);
+    let set = this.bound.get(binding.key);
     if (!set) {
       set = new Set();
-      this.bound.set(channel, set);
-      this.subscribed.set(channel, this.channelsOf.subscribe(channel));
+      this.bound.set(binding.key, set);
+      if (!table) {
+        table = { seats: 0, subscribed: this.channelsOf.subscribe(channel) };
+        this.tables.set(channel, table);
+      }
+      table.seats += 1;
     }
     set.add(conn);
-    await this.subscribed.get(channel);
+    await table!.subscribed;
   }
 
   /** Sends every message of a channel that is not a seat's to `listener`. */
@@ -98,12 +115,16 @@ export class SeatRouter {
       .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
   }
 
-  remove(conn: Connection, channel: string): void {
-    const set = this.bound.get(channel);
+  /** Unbinds `conn` from its binding's seat; the table's channel is left with its last seat here. */
+  remove(conn: Connection, binding: SeatBinding): void {
+    const set = this.bound.get(binding.key);
     if (!set || !set.delete(conn)) return;
     if (set.size > 0) return;
-    this.bound.delete(channel);
-    this.subscribed.delete(channel);
+    this.bound.delete(binding.key);
+    const channel = this.names.viewsChannel(binding.tableId);
+    const table = this.tables.get(channel);
+    if (!table || --table.seats > 0) return;
+    this.tables.delete(channel);
     this.channelsOf
       .unsubscribe(channel)
       .catch((error: Error) => this.logger.warn({ err: error.message, channel }, 'unsubscribe failed'));
@@ -111,7 +132,7 @@ export class SeatRouter {
 
   async close(): Promise<void> {
     this.bound.clear();
-    this.subscribed.clear();
+    this.tables.clear();
     this.listeners.clear();
     await this.subscriber.quit().catch(() => undefined);
   }
@@ -128,35 +149,52 @@ export class SeatRouter {
       this.logger.info({ sockets }, "view subscriptions back: the seats' views asked for again");
   }
 
-  /** Channels with at least one local socket. */
+  /** Views channels subscribed: tables with at least one seat bound here. */
   get channels(): number {
+    return this.tables.size;
+  }
+
+  /** Seats with at least one local socket. */
+  get seats(): number {
     return this.bound.size;
   }
 
+  /** Each seat's part of a table's views message goes to the sockets bound to that seat here. */
   private deliver(channel: string, message: string): void {
-    const conns = this.bound.get(channel);
-    if (!conns || conns.size === 0) return;
-    const decoded = decodeSeatEventHeader(message);
+    if (!this.tables.has(channel)) return;
+    const parts = splitSeatMessages(message);
+    if (parts === null) {
+      this.logger.warn({ channel }, 'dropped an invalid views message: its lines do not pair up');
+      return;
+    }
+    for (const part of parts) this.deliverSeat(channel, part);
+  }
+
+  private deliverSeat(channel: string, part: string): void {
+    const decoded = decodeSeatEventHeader(part);
     if (!decoded.ok) {
       this.logger.warn({ channel, reason: decoded.reason }, 'dropped an invalid seat event');
       return;
     }
     const { header, viewJson: body } = decoded;
-    // The channel names the seat; an event that says otherwise is not delivered.
-    if (this.names.seatChannel(header.tableId, header.seat) !== channel) {
+    // The channel names the table; an event that says otherwise is not delivered.
+    if (this.names.viewsChannel(header.tableId) !== channel) {
       this.logger.warn(
         { channel, tableId: header.tableId, seat: header.seat },
         'dropped a seat event published on the wrong channel',
       );
       return;
     }
+    const key = SeatRouter.seatKey(header.tableId, header.seat);
+    const conns = this.bound.get(key);
+    if (!conns || conns.size === 0) return;
     // The end of an intent's trace: its views going out (a child of the table-service's span).
     if (header.traceparent)
-      withRemoteParent(header.traceparent, 'ws.view', () => this.send(conns, channel, header, body), {
+      withRemoteParent(header.traceparent, 'ws.view', () => this.send(conns, key, header, body), {
         kind: SpanKind.CONSUMER,
         attributes: { 'dominoes.table': header.tableId, 'dominoes.seat': header.seat },
       });
-    else this.send(conns, channel, header, body);
+    else this.send(conns, key, header, body);
   }
 
   /**
@@ -164,12 +202,12 @@ export class SeatRouter {
    * 0036) only to one that holds the view at its base: one that holds another is behind (it missed a
    * view, or was bound after it), gets nothing, and its whole view is asked for.
    */
-  private send(conns: Set<Connection>, channel: string, header: SeatEventHeader, body: string): void {
+  private send(conns: Set<Connection>, key: string, header: SeatEventHeader, body: string): void {
     const base = header.base;
     let frame: string | null = null;
     for (const conn of conns) {
       const binding = conn.binding;
-      if (!binding || binding.channel !== channel) continue;
+      if (!binding || binding.key !== key) continue;
       // The seat may have changed hands (freed before the start, taken by someone else): a view
       // goes only to the sockets of the player it was made for.
       if (conn.player === null || conn.player.id !== header.playerId) continue;

@@ -25,7 +25,7 @@ import type { IntentService } from '../intents/intent.service';
 import type { GatewayMetrics } from '../metrics';
 import { Connection } from './connection';
 import type { PlayerSockets } from './player-sockets';
-import type { SeatRouter } from './seat-router';
+import { SeatRouter } from './seat-router';
 import type { LobbyHub } from '../lobby/lobby-hub';
 import type { ChatRelay } from '../chat/chat-relay';
 import { TableWatching } from './table-watching';
@@ -538,11 +538,11 @@ export class SocketHub {
     const current = conn.binding;
     if (current && current.tableId === tableId && current.seat === seat) return;
     if (current) this.unbind(conn, current.tableId === tableId ? null : 'left');
-    const channel = this.router.channelOf(tableId, seat);
+    const binding = { tableId, seat, key: SeatRouter.seatKey(tableId, seat) };
     conn.bindings += 1;
-    conn.binding = { tableId, seat, channel };
+    conn.binding = binding;
     conn.lastVersion = -1;
-    await this.router.add(conn, channel);
+    await this.router.add(conn, binding);
     void this.chat?.follow(conn, tableId);
     this.logger.info({ conn: conn.id, player: conn.player?.id, tableId, seat }, 'socket bound to seat');
     // The join's own views may have been published before this subscription existed: ask for the
@@ -562,17 +562,17 @@ export class SocketHub {
     if (binding === null || conn.closed || conn.viewAsked) return;
     conn.viewAsked = true;
     conn.viewAsks += 1;
-    const { tableId, channel } = binding;
+    const { tableId, key } = binding;
     void this.intents
       .request(this.envelope(conn, intentIds.sync(conn.id, conn.viewAsks), tableId, { kind: 'sync' }, true))
       .then((outcome) => {
-        if (outcome.ok && conn.binding?.channel === channel) this.sendOwnView(conn, tableId, outcome.reply);
+        if (outcome.ok && conn.binding?.key === key) this.sendOwnView(conn, tableId, outcome.reply);
       })
       .catch((error: unknown) =>
         this.logger.error({ err: error, conn: conn.id }, "asking for the seat's view failed"),
       )
       .finally(() => {
-        if (conn.binding?.channel === channel) conn.viewAsked = false;
+        if (conn.binding?.key === key) conn.viewAsked = false;
       });
   }
 
@@ -607,7 +607,7 @@ export class SocketHub {
     if (!binding) return;
     conn.binding = null;
     conn.lastVersion = -1;
-    this.router.remove(conn, binding.channel);
+    this.router.remove(conn, binding);
     this.chat?.unfollow(conn, binding.tableId);
     if (presence !== null && conn.player) {
       const intentId =

@@ -41,7 +41,7 @@ export interface TableRepository {
   openTablesOf(hostPlayerId: string): Promise<number>;
 }
 
-/** Where each seat's own view of a stored change goes (its seat channel), in one batch. */
+/** Where each seat's own view of a stored change goes (its table's views channel), in one batch. */
 export interface SeatPublisher {
   publish(messages: readonly SeatMessage[]): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { watchSeatChannels, type SeatChannels } from './seat-channels';
 
 /**
  * A suite's engine harness (its own database and key prefix), started before its tests and disposed
- * after them; with `seatTables`, the seat channels of those tables watched as the gateways would.
+ * after them; with `seatTables`, the views channels of those tables watched as the gateways would.
  */
 export function engineSuite(
   label: string,
@@ -30,7 +30,7 @@ export function engineSuite(
       return started(harness, 'harness');
     },
     get channels() {
-      return started(channels, 'seat channels');
+      return started(channels, 'views channels');
     },
   };
 }

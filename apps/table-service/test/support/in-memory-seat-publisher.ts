@@ -1,4 +1,4 @@
-import { encodeSeatMessage, SeatEventReader, type SeatEvent, type SeatMessage } from '@dominoes/protocol';
+import { encodeSeatMessages, SeatEventReader, type SeatEvent, type SeatMessage } from '@dominoes/protocol';
 import type { SeatPublisher } from '../../src/table/table-ports';
 
 /**
@@ -10,7 +10,7 @@ export class InMemorySeatPublisher implements SeatPublisher {
   private readonly reader = new SeatEventReader();
 
   async publish(messages: readonly SeatMessage[]): Promise<void> {
-    this.batches.push(messages.map((m) => this.reader.read(encodeSeatMessage(m))));
+    this.batches.push(this.reader.readAll(encodeSeatMessages(messages)));
   }
 
   /** Every event published, in order. */

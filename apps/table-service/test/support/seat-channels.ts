@@ -2,9 +2,10 @@ import { createRedis, type Redis } from '@dominoes/platform';
 import { SeatEventReader, type RedisNames, type SeatEvent } from '@dominoes/protocol';
 
 /**
- * Everything published on the seat channels of some tables, as the gateways receive it: for the
- * suites that check what the engine published, not only what it stored. A change is applied to the
- * seat's view before it (decision 0036): subscribe before the tables' first views.
+ * Everything published on the views channels of some tables, as the gateways receive it, one seat
+ * event each: for the suites that check what the engine published, not only what it stored. A change
+ * is applied to the seat's view before it (decision 0036): subscribe before the tables' first views.
+ * `seats`: only the events of seats below it are kept.
  */
 export interface SeatChannels {
   readonly events: SeatEvent[];
@@ -24,11 +25,10 @@ export async function watchSeatChannels(
   const subscriber: Redis = createRedis(redisUrl, 'seat-channels-test');
   const events: SeatEvent[] = [];
   const reader = new SeatEventReader();
-  subscriber.on('message', (_channel: string, message: string) => events.push(reader.read(message)));
-  const channels = tables.flatMap((table) =>
-    Array.from({ length: seats }, (_, s) => names.seatChannel(table, s)),
+  subscriber.on('message', (_channel: string, message: string) =>
+    events.push(...reader.readAll(message).filter((event) => event.seat < seats)),
   );
-  await subscriber.subscribe(...channels);
+  await subscriber.subscribe(...tables.map((table) => names.viewsChannel(table)));
   return {
     events,
     take: () => events.splice(0),
