@@ -3,6 +3,7 @@ import {
   createDeadlineQueue,
   createLogger,
   createPrisma,
+  DEADLINE_LEAD_MS,
   DeadlineQueues,
   ShardDatabases,
   systemClock,
@@ -143,7 +144,7 @@ describe('deadline keeper: the jobs it sets on real Redis', () => {
       await keeper.schedule('SCHED1', { kind: 'turn', at: 1_005_000, key: 'k-sched-1', seat: 2 });
       expect((await jobs()).get('SCHED1')).toEqual({
         data: { tableId: 'SCHED1', key: 'k-sched-1', dueAt: 1_005_000 },
-        delay: 5000,
+        delay: 5000 - DEADLINE_LEAD_MS,
       });
     });
 

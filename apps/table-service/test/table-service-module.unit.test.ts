@@ -1,6 +1,7 @@
 import {
   createDeadlineQueue,
   createRedis,
+  DEADLINE_LEAD_MS,
   type Clock,
   type DeadlineQueue,
   type Redis,
@@ -205,8 +206,8 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     expect(typeof job.data.key).toBe('string');
     expect(job.data.dueAt).toBeGreaterThan(now);
     expect(job.data.traceparent).toBe(TRACE);
-    // Due at the deadline's time, counted on the service's clock.
-    expect(job.opts.delay).toBe(job.data.dueAt - now);
+    // Due at the deadline's time less the timer's lead, counted on the service's clock.
+    expect(job.opts.delay).toBe(job.data.dueAt - now - DEADLINE_LEAD_MS);
     await untilMetric('dominoes_intents_total{kind="create",outcome="applied"} 1');
     await untilMetric('dominoes_intents_total{kind="join",outcome="applied"} 3');
     await untilMetric('dominoes_active_tables{state="playing"} 1');

@@ -9,7 +9,9 @@ import {
 } from '@dominoes/protocol';
 import {
   createRedis,
+  DEADLINE_LEAD_MS,
   injectTraceparent,
+  waitForDue,
   SpanKind,
   withLinkTo,
   type Clock,
@@ -95,7 +97,9 @@ export class DeadlineWorker {
     }
     const data = parsed.data;
     const enqueuedDue = enqueuedDueAt(job);
-    if (enqueuedDue !== null) this.metrics.enqueuedLate.observe(Math.max(0, enqueuedDue - data.dueAt) / 1000);
+    // Enqueued to be due DEADLINE_LEAD_MS before the deadline.
+    if (enqueuedDue !== null)
+      this.metrics.enqueuedLate.observe(Math.max(0, enqueuedDue + DEADLINE_LEAD_MS - data.dueAt) / 1000);
     // A trace of its own, linked to the change that set the deadline (the job's traceparent); the
     // deadline intent carries this span on to the table-service.
     await withLinkTo(data.traceparent, 'deadline.fire', () => this.fire(data), {
@@ -105,6 +109,7 @@ export class DeadlineWorker {
   }
 
   private async fire(data: DeadlineJob): Promise<void> {
+    await waitForDue(data.dueAt, this.clock);
     const now = this.clock.now();
     const envelope = deadlineEnvelope(data, now, injectTraceparent() ?? data.traceparent);
     await this.client.dispatch(envelope);

@@ -1,5 +1,11 @@
 import { Worker } from 'bullmq';
-import { createRedis, upsertDeadline, type DeadlineQueue, type Redis } from '@dominoes/platform';
+import {
+  createRedis,
+  DEADLINE_LEAD_MS,
+  upsertDeadline,
+  type DeadlineQueue,
+  type Redis,
+} from '@dominoes/platform';
 import type { DeadlineJob } from '@dominoes/protocol';
 import { recordingLogger } from '../../../libs/platform/src/test-logger';
 import { oldestDueAt, StuckWorkerWatchdog, type GroupWorkerProbe } from '../src/stuck-worker-watchdog';
@@ -190,8 +196,8 @@ describe('oldestDueAt on real Redis (BullMQ): its edges', () => {
         30_000,
       );
       const jobs = await queue.getJobs(['delayed']);
-      const sooner = jobs.find((job) => job.opts.delay === 30_000)!;
-      const dueAt = sooner.timestamp + 30_000;
+      const sooner = jobs.find((job) => job.opts.delay === 30_000 - DEADLINE_LEAD_MS)!;
+      const dueAt = sooner.timestamp + 30_000 - DEADLINE_LEAD_MS;
       expect(await oldestDueAt(queue, dueAt - 1)).toBeNull();
       expect(await oldestDueAt(queue, dueAt)).toBe(dueAt);
       expect(await oldestDueAt(queue, dueAt + 60_000)).toBe(dueAt);
