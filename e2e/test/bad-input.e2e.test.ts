@@ -59,8 +59,10 @@ describe('bad input: every kind gets an error frame with a code, changes nothing
     const view = await host.client.waitForView((v) => v.status === 'playing');
     mover = players.find((p) => p.seat === view.game!.turn)!;
     idle = players.find((p) => p !== mover && p !== host)!;
-    // Put one tile down so that ends exist.
-    const first = mover.view!.game!.legal[0]!;
+    // Put one tile down so that ends exist (once the mover's own view shows its turn: the host's
+    // view may come first).
+    const moverView = await mover.client.waitForView((v) => v.game?.turn === mover.seat);
+    const first = moverView.game!.legal[0]!;
     if (first.type !== 'play') throw new Error('the opener must play');
     firstPlayId = (await mover.client.play(first.tile, first.end)).id;
     opener = mover;

@@ -157,6 +157,17 @@ describe('TableServiceModule through startTableService (real Postgres and Redis)
     });
     service = await startTableService(config, { logger, clock, defaultMetrics: false });
     await until('both shards', () => lines.filter((l) => l.msg === 'shard lease acquired').length === SHARDS);
+    // And their deadlines rebuilt (none yet): a rebuild that ran after this suite's first table started
+    // would set its job again, without the change's trace.
+    await until(
+      'both shards rebuilt',
+      () =>
+        new Set(
+          lines
+            .filter((l) => l.msg === 'deadlines rebuilt from Postgres')
+            .flatMap((l) => l['shards'] as number[]),
+        ).size === SHARDS,
+    );
   }, 30_000);
 
   afterAll(async () => {
