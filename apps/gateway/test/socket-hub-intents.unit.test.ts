@@ -416,6 +416,26 @@ describe('SocketHub intents: views as changes (decision 0036)', () => {
   });
 });
 
+/** Watches answer the table's public view at `version`; anything else as seating(1). */
+function watching(version = 4): void {
+  answer((e) =>
+    e.intent.kind === 'watch'
+      ? ok(e, version, null, JSON.stringify({ tableId: e.tableId }))
+      : e.intent.kind === 'join' || e.intent.kind === 'sync'
+        ? ok(e, 3, 1, e.intent.kind === 'sync' ? viewJson(e.tableId, 1) : undefined)
+        : ok(e, 3, 1),
+  );
+}
+/** An authenticated socket watching a new table (watches answered at version 4), its watch acked. */
+async function watchingSocket(rig: HubRig) {
+  watching(4);
+  const table = newTableCode();
+  const socket = rig.authed(ANN);
+  socket.text({ type: 'watch', id: 'w1', table });
+  await acked(socket, 'w1');
+  return { socket, table };
+}
+
 describe('SocketHub intents: the view subscriptions come back', () => {
   it("after the subscriber reconnects (a Redis restart: views published meanwhile are lost), each bound socket's whole view is asked for again", async () => {
     const rig = await hubRig(suite);
@@ -440,29 +460,43 @@ describe('SocketHub intents: the view subscriptions come back', () => {
       'a view after the reconnection',
     );
   });
+  it("after the subscriber reconnects, each watching socket's public view is asked for again (a watch of its own) and sent, with no ack", async () => {
+    const rig = await hubRig(suite);
+    const { socket, table } = await watchingSocket(rig);
+    watching(9);
+    rig.subscriber.disconnect(true);
+    const [, again] = await received(suite, table, 2);
+    expect(again).toMatchObject({
+      intentId: `${connId(rig, 1)}:watch:2`,
+      intent: { kind: 'watch', on: true },
+      replyTo: rig.intents.replyChannel,
+    });
+    await until(
+      socket,
+      (fs) => fs.some((f) => f['type'] === 'watchView' && f['version'] === 9),
+      'the view again',
+    );
+    expect(
+      socket
+        .frames()
+        .slice(1)
+        .map((f) => [f['type'], f['version']]),
+    ).toEqual([
+      ['watchView', 4],
+      ['ack', 4],
+      ['watchView', 9],
+    ]);
+    expect(rig.logged("view subscriptions back: the spectators' views asked for again")).toEqual([
+      expect.objectContaining({ sockets: 1 }),
+    ]);
+    // The unwatch names the last watch.
+    socket.text({ type: 'unwatch', id: 'u1' });
+    await acked(socket, 'u1');
+    expect((await received(suite, table, 3))[2]).toMatchObject({ intentId: `${connId(rig, 1)}:unwatch:2` });
+  });
 });
 
 describe('SocketHub intents: watching', () => {
-  /** Watches answer the table's public view at `version`; anything else as seating(1). */
-  function watching(version = 4): void {
-    answer((e) =>
-      e.intent.kind === 'watch'
-        ? ok(e, version, null, JSON.stringify({ tableId: e.tableId }))
-        : e.intent.kind === 'join' || e.intent.kind === 'sync'
-          ? ok(e, 3, 1, e.intent.kind === 'sync' ? viewJson(e.tableId, 1) : undefined)
-          : ok(e, 3, 1),
-    );
-  }
-  /** An authenticated socket watching a new table (watches answered at version 4), its watch acked. */
-  async function watchingSocket(rig: HubRig) {
-    watching(4);
-    const table = newTableCode();
-    const socket = rig.authed(ANN);
-    socket.text({ type: 'watch', id: 'w1', table });
-    await acked(socket, 'w1');
-    return { socket, table };
-  }
-
   it("watch sends {kind: watch, on: true}, sends the reply's view as watchView and acks; the socket then follows the table's chat", async () => {
     const rig = await hubRig(suite, { chat: true });
     const { socket, table } = await watchingSocket(rig);

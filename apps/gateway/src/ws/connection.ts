@@ -22,7 +22,8 @@ export class Connection {
   /** The table this socket watches (decision 0018; never while bound to a seat), and which watch it was. */
   watching: {
     readonly tableId: string;
-    readonly n: number;
+    /** Which watch asked last (a resync after a Redis reconnection asks again, as a new watch). */
+    n: number;
     /** The table-service was asked to count this socket (an unwatch is sent only then). */
     asked: boolean;
   } | null = null;

@@ -36,6 +36,8 @@ export class SeatRouter {
   private readonly channelsOf: ReturnType<typeof subscriberOf>;
   /** Told of a socket that was sent a change that does not fit its view (it needs the whole view). */
   private behind: (conn: Connection) => void = () => undefined;
+  /** Told when the subscriptions came back after a reconnection (the spectators' views resync). */
+  private readonly resubscribed: (() => void)[] = [];
 
   /** A seat's key among the bindings: one per table and seat (a seat number has no colon). */
   static seatKey(tableId: string, seat: number): string {
@@ -65,7 +67,18 @@ export class SeatRouter {
     // Views published while the subscriptions were down (a Redis restart, a cluster failover) are
     // lost: every bound socket's whole view is asked for again, so no seat shows an old table until
     // its next change (which would not fit, decision 0036) or, waiting for nobody, for good.
-    this.channelsOf.onResubscribed(() => this.resync());
+    this.channelsOf.onResubscribed(() => {
+      this.resync();
+      for (const handler of this.resubscribed) handler();
+    });
+  }
+
+  /**
+   * Called after the subscriptions came back from a reconnection, once the bound sockets' views are
+   * asked for: messages of the other channels (spectators') published meanwhile were lost too.
+   */
+  whenResubscribed(handler: () => void): void {
+    this.resubscribed.push(handler);
   }
 
   /** Who asks for the whole view of a socket a change could not be sent to (the SocketHub). */

@@ -79,6 +79,7 @@ export class SocketHub {
   ) {
     this.watching = new TableWatching(router, intents, (...args) => this.envelope(...args), clock, logger);
     router.whenBehind((conn) => this.askView(conn));
+    router.whenResubscribed(() => this.watching.resync());
     this.epoch = clock.now();
     this.seq = this.epoch;
     // Pings every socket silent for WS_PING_INTERVAL_MS and drops the ones whose pong does not come (a

@@ -77,11 +77,54 @@ export class TableWatching {
       return;
     }
     const { reply } = outcome;
+    this.sendView(conn, reply);
+    conn.send({ type: 'ack', id, version: reply.version });
+  }
+
+  /**
+   * Asks the table's public view again for every socket watching from here, after the subscriptions
+   * came back from a Redis reconnection (a restart, a cluster failover): the spectator views published
+   * meanwhile were lost, and a table whose last change was among them would be shown as it was until
+   * its next change (for good, at a finished match). Each is asked as a watch of its own, as a
+   * watching socket's `sync`; the socket gets the view, and no ack (it asked for nothing).
+   */
+  resync(): void {
+    let sockets = 0;
+    for (const [tableId, conns] of this.byTable)
+      for (const conn of conns) {
+        const watching = conn.watching;
+        if (watching?.tableId !== tableId || !watching.asked) continue;
+        sockets += 1;
+        conn.watches += 1;
+        watching.n = conn.watches;
+        void this.intents
+          .request(
+            this.envelope(
+              conn,
+              intentIds.watch(conn.id, watching.n, true),
+              tableId,
+              { kind: 'watch', on: true },
+              true,
+            ),
+          )
+          .then((outcome) => {
+            if (conn.watching !== watching || !outcome.ok) return;
+            this.sendView(conn, outcome.reply);
+          })
+          .catch((error: unknown) =>
+            this.logger.error({ err: error, conn: conn.id }, "asking for a spectator's view again failed"),
+          );
+      }
+    if (sockets > 0)
+      this.logger.info({ sockets }, "view subscriptions back: the spectators' views asked for again");
+  }
+
+  /** The reply's view, to a socket that holds no newer one. */
+  private sendView(conn: Connection, reply: { view?: string; version: number | null }): void {
     if (reply.view !== undefined && reply.version !== null && reply.version >= conn.lastVersion) {
       conn.lastVersion = reply.version;
       conn.sendText(watchViewFrameText(reply.version, this.clock.now(), reply.view));
     }
-    conn.send({ type: 'ack', id, version: reply.version });
   }
 
   /** Ends the socket's watch, if any, and tells the table (its count goes down). */
