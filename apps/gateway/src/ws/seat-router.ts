@@ -100,18 +100,18 @@ export class SeatRouter {
   async add(conn: Connection, binding: SeatBinding): Promise<void> {
     const channel = this.names.viewsChannel(binding.tableId);
     let table = this.tables.get(channel);
+    if (!table) {
+      table = { seats: 0, subscribed: this.channelsOf.subscribe(channel) };
+      this.tables.set(channel, table);
+    }
     let set = this.bound.get(binding.key);
     if (!set) {
       set = new Set();
       this.bound.set(binding.key, set);
-      if (!table) {
-        table = { seats: 0, subscribed: this.channelsOf.subscribe(channel) };
-        this.tables.set(channel, table);
-      }
       table.seats += 1;
     }
     set.add(conn);
-    await table!.subscribed;
+    await table.subscribed;
   }
 
   /** Sends every message of a channel that is not a seat's to `listener`. */
@@ -180,27 +180,30 @@ export class SeatRouter {
       this.logger.warn({ channel }, 'dropped an invalid views message: its lines do not pair up');
       return;
     }
-    for (const part of parts) this.deliverSeat(channel, part);
+    // The parts name one table: its channel is worked out once, not per seat.
+    let tableOfChannel: string | null = null;
+    for (const part of parts) tableOfChannel = this.deliverSeat(channel, part, tableOfChannel);
   }
 
-  private deliverSeat(channel: string, part: string): void {
+  /** One seat's part; returns the table the channel was found to be (`tableOfChannel`, when known). */
+  private deliverSeat(channel: string, part: string, tableOfChannel: string | null): string | null {
     const decoded = decodeSeatEventHeader(part);
     if (!decoded.ok) {
       this.logger.warn({ channel, reason: decoded.reason }, 'dropped an invalid seat event');
-      return;
+      return tableOfChannel;
     }
     const { header, viewJson: body } = decoded;
     // The channel names the table; an event that says otherwise is not delivered.
-    if (this.names.viewsChannel(header.tableId) !== channel) {
+    if (header.tableId !== tableOfChannel && this.names.viewsChannel(header.tableId) !== channel) {
       this.logger.warn(
         { channel, tableId: header.tableId, seat: header.seat },
         'dropped a seat event published on the wrong channel',
       );
-      return;
+      return tableOfChannel;
     }
     const key = SeatRouter.seatKey(header.tableId, header.seat);
     const conns = this.bound.get(key);
-    if (!conns || conns.size === 0) return;
+    if (!conns || conns.size === 0) return header.tableId;
     // The end of an intent's trace: its views going out (a child of the table-service's span).
     if (header.traceparent)
       withRemoteParent(header.traceparent, 'ws.view', () => this.send(conns, key, header, body), {
@@ -208,6 +211,7 @@ export class SeatRouter {
         attributes: { 'dominoes.table': header.tableId, 'dominoes.seat': header.seat },
       });
     else this.send(conns, key, header, body);
+    return header.tableId;
   }
 
   /**

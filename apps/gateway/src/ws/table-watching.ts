@@ -66,9 +66,7 @@ export class TableWatching {
     // (asked after the unwatch that replaced it, the table-service would count the socket forever).
     if (conn.watching !== watching) return this.replaced(conn, id);
     watching.asked = true;
-    const outcome = await this.intents.request(
-      this.envelope(conn, intentIds.watch(conn.id, n, true), tableId, { kind: 'watch', on: true }, true),
-    );
+    const outcome = await this.askWatch(conn, tableId, n);
     if (conn.watching !== watching) return this.replaced(conn, id);
     if (!outcome.ok) {
       conn.watching = null;
@@ -97,16 +95,7 @@ export class TableWatching {
         sockets += 1;
         conn.watches += 1;
         watching.n = conn.watches;
-        void this.intents
-          .request(
-            this.envelope(
-              conn,
-              intentIds.watch(conn.id, watching.n, true),
-              tableId,
-              { kind: 'watch', on: true },
-              true,
-            ),
-          )
+        void this.askWatch(conn, tableId, watching.n)
           .then((outcome) => {
             if (conn.watching !== watching || !outcome.ok) return;
             this.sendView(conn, outcome.reply);
@@ -117,6 +106,13 @@ export class TableWatching {
       }
     if (sockets > 0)
       this.logger.info({ sockets }, "view subscriptions back: the spectators' views asked for again");
+  }
+
+  /** Asks the table to count the socket as watching (its `n`-th watch); the reply holds the view. */
+  private askWatch(conn: Connection, tableId: string, n: number) {
+    return this.intents.request(
+      this.envelope(conn, intentIds.watch(conn.id, n, true), tableId, { kind: 'watch', on: true }, true),
+    );
   }
 
   /** The reply's view, to a socket that holds no newer one. */
