@@ -157,6 +157,9 @@ export async function upsertDeadline(
  * and the table-service, which owns the deadline, decides whether it is due.
  */
 export async function waitForDue(dueAt: number, clock: { now(): number }): Promise<void> {
-  const wait = Math.min(dueAt - clock.now(), DEADLINE_LEAD_MS);
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const until = Math.min(dueAt, clock.now() + DEADLINE_LEAD_MS);
+  // A timer may end a millisecond before the wall clock says it should (it runs on another clock):
+  // waited again until the clock has reached it.
+  for (let wait = until - clock.now(); wait > 0; wait = until - clock.now())
+    await new Promise((resolve) => setTimeout(resolve, wait));
 }
