@@ -83,6 +83,35 @@ describe('deadline jobs: one wake-up per table, due no later than its deadline',
     expect(traces).toEqual(['made-1', 'made-3', 'another-firing']);
   });
 
+  it("a job about to come due (within the last third of the new deadline's time) is moved to the new deadline instead of firing out of date", async () => {
+    now = 7_000_000;
+    const { jobs, set } = world();
+    jobs.ensure('T', turn('1', now + 45_000)); // due at 7_045_000
+    now = 7_029_000; // 16 s before it: more than a third of 45 s, left alone
+    jobs.ensure('T', turn('2', now + 45_000));
+    now = 7_031_000; // 14 s before it: moved to the new turn's deadline
+    jobs.ensure('T', turn('3', now + 45_000));
+    now = 7_033_000; // that one is 43 s away: left alone again
+    jobs.ensure('T', turn('4', now + 45_000));
+    await jobs.settled();
+    expect(set).toEqual(['T:1@7045000', 'T:3@7076000']);
+  });
+
+  it('a short clock moves its job the same way, in proportion (2 s turns: within the last 0.67 s)', async () => {
+    now = 8_000_000;
+    const { jobs, set } = world();
+    jobs.ensure('T', turn('1', now + 2_000));
+    now += 1_000; // 1 s before the job: more than a third of 2 s
+    jobs.ensure('T', turn('2', now + 2_000));
+    now += 500; // 0.5 s before it
+    jobs.ensure('T', turn('3', now + 2_000));
+    // The same deadline again (a change that did not move the clock) sets nothing, however near.
+    now += 1_900;
+    jobs.ensure('T', turn('3', 8_003_500));
+    await jobs.settled();
+    expect(set).toEqual(['T:1@8002000', 'T:3@8003500']);
+  });
+
   it('a job that could not be set is not counted on: the next deadline sets its own', async () => {
     now = 4_000_000;
     const { jobs, set } = world((d) => d.key === '1');
