@@ -2,14 +2,16 @@ import type { Clock, Logger } from '@dominoes/platform';
 import type { Deadline } from './table-state';
 
 /**
- * Whether a wake-up due at `wake`, before `deadline`, comes within the last third of the time from
- * `now` to the deadline (15 s of a 45 s turn clock). Such a wake-up would fire only to set the
- * deadline's job: moving the job now costs one Redis script, where a firing costs the timer-service
- * a job's whole round (about 3 ms of CPU here, issue 14). A table that moves faster than that moves
- * its job once every two thirds of its clock; one that waits longer gets the out-of-date firing.
+ * Whether the job set, due at `wake`, already wakes the table for `deadline`: not yet due, due no later
+ * than the deadline, and not about to come due before it. A wake-up due within the last third of the
+ * time from `now` to a later deadline (15 s of a 45 s turn clock) would fire only to set that deadline's
+ * job: moving the job now costs one Redis script, where a firing costs the timer-service a job's whole
+ * round (about 3 ms of CPU here, issue 14, decision 0039). A table that moves faster than that moves its
+ * job once every two thirds of its clock; one that waits longer gets the out-of-date firing.
  */
-function wakesSoon(wake: number, deadline: Deadline, now: number): boolean {
-  return wake < deadline.at && (wake - now) * 3 <= deadline.at - now;
+function wakesInTime(wake: number, deadline: Deadline, now: number): boolean {
+  if (wake <= now || wake > deadline.at) return false;
+  return wake === deadline.at || (wake - now) * 3 > deadline.at - now;
 }
 
 /** Sets the one delayed deadline job of a table (timer-service fires it). */
@@ -27,7 +29,7 @@ export interface DeadlineScheduler {
  *   At human pace a turn moves every few seconds against a 45 s clock, so one job in many is set.
  * - An earlier deadline (a disconnected seat's 5 s, the break, a first turn) replaces the job, as
  *   before (`upsertDeadline`: deduplication by table, `replace`). So does a later one when the job
- *   set is about to come due (`wakesSoon`): replacing it is cheaper than its firing.
+ *   set is about to come due (`wakesInTime`): replacing it is cheaper than its firing.
  * - What this replica does not know (a table loaded from Postgres, a shard taken over, an intent that
  *   failed on the store) is set on the table's next change, as every change's job used to be.
  *
@@ -58,8 +60,7 @@ export class DeadlineJobs {
   ensure(tableId: string, deadline: Deadline, traceparent?: string): void {
     const made = this.madeBy.get(tableId);
     const wake = this.wakeAt.get(tableId);
-    const now = this.clock.now();
-    if (wake !== undefined && wake <= deadline.at && wake > now && !wakesSoon(wake, deadline, now)) {
+    if (wake !== undefined && wakesInTime(wake, deadline, this.clock.now())) {
       if (made?.key !== deadline.key) this.madeBy.set(tableId, { key: deadline.key, traceparent });
       return;
     }
