@@ -33,7 +33,8 @@ describe('clocks: turn deadlines, disconnected seats and the break', () => {
     const host = players[0]!;
     const start = await host.client.waitForView((v) => v.status === 'playing');
     const opener = bySeat(start.game!.turn!);
-    const openerView = opener.view!;
+    // The opener's own first playing view: its frame may come after the host's.
+    const openerView = await opener.client.waitForView((v) => v.status === 'playing');
     expect(openerView.clock).toMatchObject({ kind: 'turn', seat: opener.seat });
     const firstTile = openerView.game!.hand[0]!;
     const played = await host.client.waitForView(
