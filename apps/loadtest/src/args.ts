@@ -43,6 +43,12 @@ export interface LoadConfig {
   readonly out: string | null;
   readonly seed: string;
   readonly replyTimeoutMs: number;
+  /**
+   * --seat-rate: the most intents a seat sends per second (0: no limit). The gateway drops a socket's
+   * frames above WS_RATE_PER_SECOND (20 by default) without an answer; a seat at a lone table with no
+   * think time would go past it.
+   */
+  readonly seatRate: number;
   /** No progress line (tests). */
   readonly quiet: boolean;
   /** Redis to read INFO from at the window's start and end (the cost per action), or null. */
@@ -129,6 +135,8 @@ export const USAGE = `Usage: npm run loadtest -- [options]
   --out DIR            report directory (default bench-results/loadtest-<timestamp>/)
   --seed S             seed of the moves and think times (default 1)
   --reply-timeout T    how long an intent may wait for its ack (default 10s)
+  --seat-rate N        at most N intents per second from one seat (default 15; the gateway
+                       drops frames above 20 a second per socket by default; 0 = no limit)
   --quiet              no progress line
   --redis-url URL      read this Redis's INFO (commandstats, stats, cpu) at the window's start
                        and end: Redis commands, bytes and CPU per action
@@ -276,6 +284,7 @@ const OPTIONS = {
   out: { type: 'string' },
   seed: { type: 'string', default: '1' },
   'reply-timeout': { type: 'string', default: '10s' },
+  'seat-rate': { type: 'string', default: '15' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
   'redis-url': { type: 'string' },
@@ -436,6 +445,7 @@ export function parseArgs(
     out: options.text('out') ?? null,
     seed: text('seed'),
     replyTimeoutMs,
+    seatRate: parseWhole(text('seat-rate'), '--seat-rate', 0, 100_000),
     quiet: options.flag('quiet'),
     redisUrl: redisUrl === undefined ? null : parseStoreUrl(redisUrl, '--redis-url', ['redis:', 'rediss:']),
     ...(clusterNodes === null ? {} : { redisClusterNodes: clusterNodes }),

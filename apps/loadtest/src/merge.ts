@@ -47,6 +47,7 @@ const RUN_KEYS = [
   'settleMs',
   'seed',
   'replyTimeoutMs',
+  'seatRate',
 ] as const satisfies readonly (keyof LoadConfig)[];
 
 const FLAG: Record<(typeof RUN_KEYS)[number], string> = {
@@ -63,6 +64,7 @@ const FLAG: Record<(typeof RUN_KEYS)[number], string> = {
   settleMs: '--settle',
   seed: '--seed',
   replyTimeoutMs: '--reply-timeout',
+  seatRate: '--seat-rate',
 };
 
 const LATENCIES = ['actionToOwnView', 'actionToAllViews', 'connect', 'join', 'deadlineLateness'] as const;

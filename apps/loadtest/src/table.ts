@@ -48,6 +48,8 @@ class Bot {
   reconnecting = false;
   /** The seat it sits in, from the last view of its own it read (the others join in any order). */
   seatNumber: number | null = null;
+  /** When it last sent an intent (performance.now()): --seat-rate spaces them. */
+  lastIntentAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly index: number,
@@ -253,7 +255,10 @@ export class TableRun implements SeatEvents {
     bot.seatNumber = view.you.seat;
     if (this.intentFor(view) === null) return;
     const [min, max] = ctx.config.thinkMs;
-    const think = min + (max - min) * ctx.rng.fraction();
+    const rate = ctx.config.seatRate;
+    // No sooner than --seat-rate allows: the gateway would drop the frame unanswered.
+    const spacing = rate > 0 ? bot.lastIntentAt + 1000 / rate - performance.now() : 0;
+    const think = Math.max(min + (max - min) * ctx.rng.fraction(), spacing);
     if (think <= 0) this.fire(bot);
     else
       bot.timer = setTimeout(() => {
@@ -271,6 +276,7 @@ export class TableRun implements SeatEvents {
     if (intent === null) return;
     bot.handledVersion = bot.seat.version;
     bot.busy = true;
+    bot.lastIntentAt = performance.now();
     if (intent !== 'move') {
       rec.count('hostIntents');
       bot.seat.send(intent, {}, (reply) => this.replied(bot, reply, null));

@@ -61,6 +61,7 @@ describe('parseArgs', () => {
       out: null,
       seed: '1',
       replyTimeoutMs: 10_000,
+      seatRate: 15,
       quiet: false,
       redisUrl: null,
       databaseUrl: null,
@@ -113,6 +114,13 @@ describe('parseArgs', () => {
     expect(parseArgs(['--sockets-only', '--settle=500ms'])).toMatchObject({ settleMs: 500 });
     expect(parseArgs(['--sockets-only', '--settle', '0'])).toMatchObject({ settleMs: 0 });
     expect(parseArgs(['--help'])).toBeNull();
+  });
+
+  it("spaces a seat's intents by --seat-rate (under the gateway's 20 frames a second per socket by default); 0 is no limit", () => {
+    expect(parseArgs(['--seat-rate', '5'])).toMatchObject({ seatRate: 5 });
+    expect(parseArgs(['--seat-rate=0'])).toMatchObject({ seatRate: 0 });
+    expect(() => parseArgs(['--seat-rate', '-1'])).toThrow(/--seat-rate/);
+    expect(() => parseArgs(['--seat-rate', 'fast'])).toThrow(/--seat-rate/);
   });
 
   it('refuses what it does not know, with a sentence', () => {

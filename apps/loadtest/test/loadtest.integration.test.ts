@@ -32,11 +32,27 @@ describe('loadtest against a running system', () => {
       ...['--redis-url', system.stores.redisUrl, '--database-url', system.stores.databaseUrl],
       '--local-procs',
     ];
-    const [play, idle] = await Promise.all([
+    // And a lone table with no think time, its seats spaced by --seat-rate: alone, it would go past the
+    // gateway's 20 frames a second per socket, which drops the frames above unanswered (RATE_LIMITED).
+    const lone = [
+      '--url',
+      url,
+      '--tables',
+      '1',
+      '--ramp',
+      '0',
+      '--duration',
+      '4s',
+      '--think',
+      '0',
+      '--quiet',
+    ];
+    const [play, idle, paced] = await Promise.all([
       runLoadTest(
         parseArgs([...common, '--think', '50-250ms', '--out', join(dir, 'play'), ...metrics, ...costs])!,
       ),
       runLoadTest(parseArgs([...common, '--mode', 'idle', '--out', join(dir, 'idle')])!),
+      runLoadTest(parseArgs([...lone, '--seat-rate', '10', '--out', join(dir, 'paced')])!),
     ]);
     // Sockets only, after the others: its figure wants a gateway with no other client's sockets.
     const held = await runLoadTest(
@@ -74,6 +90,14 @@ describe('loadtest against a running system', () => {
     expect(c.services[0]).toMatchObject({ name: 'gateway' });
     expect(c.services[0]!.cpuMsPerAction).toBeGreaterThan(0);
     expect(readFileSync(play.files.html, 'utf8')).toContain('<h2>Cost per action</h2>');
+
+    const l = paced.report;
+    expect(l.errors).toEqual({});
+    expect(l.totals.actions).toBeGreaterThan(0);
+    // Four seats, each at most 10 intents a second.
+    expect((l.totals.actions + l.totals.hostIntents) / (l.config.durationMs / 1000)).toBeLessThanOrEqual(
+      40 * 1.1,
+    );
 
     const i = idle.report;
     expect(i.totals.actions).toBe(0);
