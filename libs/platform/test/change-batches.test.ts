@@ -158,8 +158,32 @@ describe('the store groups changes that arrive together into one statement (Chan
       expect(rows.log).toEqual(reference.log.map((r) => ({ ...r, intent_id: r.intent_id && `b-${i}` })));
       expect(rows.seats).toEqual(reference.seats);
       expect(rows.counts).toEqual({ matches: 1, rounds: 1 });
-      expect(JSON.parse(rows.table!.state)).toEqual(JSON.parse(change(id, 0, `b-${i}`, 1).state));
+      expect(JSON.parse(rows.table!.state)).toEqual(JSON.parse(change(id, 0, `b-${i}`, 1).state!));
     }
+  });
+
+  it('in one statement, a change without its snapshot (decision 0040) keeps the stored one and its version, and its state change is on its last log row; the change beside it is stored whole', async () => {
+    const [kept, whole] = await Promise.all([openTable(), openTable()]);
+    await queries.append(change(kept!, 0, 'k-0', 0));
+    await queries.append(change(whole!, 0, 'w-0', 0));
+    const stateChange = { from: 2, to: 4, ops: [{ set: ['name'], to: 'changed' }] };
+    const withoutSnapshot = change(kept!, 2, 'k-2', 1);
+    const batches = new ChangeBatches(queries, { maxBatch: 64, maxInFlight: 1 });
+    const outcomes = await Promise.all([
+      batches.append({
+        ...withoutSnapshot,
+        state: null,
+        log: withoutSnapshot.log.map((row, i) => ({ ...row, state_change: i === 1 ? stateChange : null })),
+      }),
+      batches.append(change(whole!, 2, 'w-2', 1)),
+    ]);
+    expect(outcomes).toEqual(['stored', 'stored']);
+    const keptSnapshot = await queries.snapshot(kept!, 10);
+    expect(keptSnapshot).toMatchObject({ version: 4n, stateVersion: 2n, stateChanges: [stateChange] });
+    expect(keptSnapshot!.state).toEqual(JSON.parse(change(kept!, 0, 'k-0', 0).state!));
+    const wholeSnapshot = await queries.snapshot(whole!, 10);
+    expect(wholeSnapshot).toMatchObject({ version: 4n, stateVersion: 4n, stateChanges: [] });
+    expect(wholeSnapshot!.state).toEqual(JSON.parse(change(whole!, 2, 'w-2', 1).state!));
   });
 
   it('in one statement, a stale version and an expired change write nothing of themselves and the others are stored', async () => {

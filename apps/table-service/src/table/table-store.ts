@@ -6,6 +6,7 @@ import {
   type PrismaClient,
   type RoundRow,
   type SeatRow,
+  type StoredStateChange,
   type TableChange,
 } from '@dominoes/platform';
 import { eventMatch, eventRound, eventSeat, type TableEvent } from './table-events';
@@ -16,9 +17,15 @@ import {
   TooManyTablesError,
   type TableRepository,
 } from './table-ports';
+import { restoredState, storedState } from './stored-state';
 import { isPresent, RECENT_INTENTS_KEPT, type Deadline, type TableState } from './table-state';
 
-function logRows(events: readonly TableEvent[], fromVersion: number, intentId: string | null): LogRow[] {
+function logRows(
+  events: readonly TableEvent[],
+  fromVersion: number,
+  intentId: string | null,
+  stateChange: StoredStateChange | null,
+): LogRow[] {
   return events.map((event, i) => ({
     seq: fromVersion + i + 1,
     kind: event.kind,
@@ -28,6 +35,8 @@ function logRows(events: readonly TableEvent[], fromVersion: number, intentId: s
     payload: event.payload,
     // The intent id goes on its first row: the unique (table_id, intent_id) stops a second apply.
     intent_id: i === 0 ? intentId : null,
+    // The state change goes on its last row (decision 0040): load reads them by seq after the snapshot's.
+    state_change: i === events.length - 1 ? stateChange : null,
   }));
 }
 
@@ -129,9 +138,16 @@ export class TableStore implements TableRepository {
   async load(tableId: string): Promise<TableState | null> {
     const row = await this.queries.snapshot(tableId, RECENT_INTENTS_KEPT);
     if (!row) return null;
-    const state = row.state as unknown as TableState;
+    const version = Number(row.version);
+    const state = restoredState(
+      tableId,
+      row.state,
+      Number(row.stateVersion),
+      version,
+      row.stateChanges,
+    ) as TableState;
     // The intent ids come from the log (snapshots written before decision 0022 still hold their own).
-    return { ...state, version: Number(row.version), recentIntents: row.recentIntents };
+    return { ...state, version, recentIntents: row.recentIntents };
   }
 
   async create(
@@ -188,18 +204,19 @@ export class TableStore implements TableRepository {
     expiresAt?: number,
   ): Promise<void> {
     const version = before.version + events.length;
+    // Whole, or as its change on the last log row (decision 0040); without the intent ids either way
+    // (decision 0022): they are in the log rows written with it, and load reads them from there.
+    const stored = storedState(before, after, version, events.length);
     const change: TableChange = {
       tableId: after.id,
       expectedVersion: before.version,
       version,
-      // Without the intent ids (decision 0022): they are in the log rows written with it, and load
-      // reads them from there. JSON.stringify leaves out a key whose value is undefined.
-      state: JSON.stringify({ ...after, version, recentIntents: undefined }),
+      state: stored.whole,
       status: after.status,
       deadlineAt: deadlineAt(after),
       seatsPresent: seatsPresent(after),
       hostPlayerId: after.hostPlayerId,
-      log: logRows(events, before.version, intentId),
+      log: logRows(events, before.version, intentId, stored.change),
       ...sideRows(after, events),
       expiresAt: expiresAt === undefined ? null : new Date(expiresAt),
     };
@@ -228,12 +245,28 @@ export class TableStore implements TableRepository {
     return this.queries.openTablesOf(hostPlayerId);
   }
 
-  /** The deadline of each open table of `shards` out of `total`, to set its job again on a takeover. */
+  /**
+   * The deadline of each open table of `shards` out of `total`, to set its job again on a takeover.
+   * Where the snapshot is older than the table (decision 0040) its deadline may be an earlier one:
+   * the job is then a wake-up due when the current deadline is (the row's deadline_at), under the
+   * snapshot's key; a firing under a key that is not the current one sets the current deadline's job
+   * (decision 0032), due at once by then.
+   */
   async openTableDeadlines(
     shards: readonly number[],
     total: number,
   ): Promise<{ id: string; deadline: Deadline }[]> {
     const rows = await this.queries.openTableDeadlines(shards, total);
-    return rows.map((r) => ({ id: r.id, deadline: r.deadline as Deadline }));
+    return rows.map((r) => {
+      const stored = r.deadline as Deadline | null;
+      if (stored && !r.stale) return { id: r.id, deadline: stored };
+      const wakeUp: Deadline = {
+        kind: stored?.kind ?? 'turn',
+        key: stored?.key ?? 'wake-up',
+        seat: null,
+        at: r.deadlineAt.getTime(),
+      };
+      return { id: r.id, deadline: wakeUp };
+    });
   }
 }

@@ -7,6 +7,7 @@ import {
   TableQueries,
   type ChangeOutcome,
   type NewTableRow,
+  type OpenTableDeadline,
   type SqlClient,
   type StoredSnapshot,
   type TableChange,
@@ -94,10 +95,7 @@ export class ShardedTableQueries {
   }
 
   /** The open tables' deadlines of `shards`: one query in each database that holds any of them. */
-  async openTableDeadlines(
-    shards: readonly number[],
-    total: number,
-  ): Promise<{ id: string; deadline: unknown }[]> {
+  async openTableDeadlines(shards: readonly number[], total: number): Promise<OpenTableDeadline[]> {
     const byDatabase = new Map<number, number[]>();
     for (const shard of shards) {
       const index = this.databases.indexOfShard(shard);

@@ -22,7 +22,21 @@ export const INTENT_ID_KEY: UniqueKey = {
  * A table's snapshot: its state (JSON) at `version`, and the ids of the last intents stored in its
  * log, oldest first (the snapshot does not carry them: decision 0022).
  */
-export type StoredSnapshot = Pick<GameTable, 'state' | 'version'> & { readonly recentIntents: string[] };
+export type StoredSnapshot = Pick<GameTable, 'state' | 'version' | 'stateVersion'> & {
+  readonly recentIntents: string[];
+  /** The state changes stored since `stateVersion` (decision 0040), oldest first. */
+  readonly stateChanges: StoredStateChange[];
+};
+
+/**
+ * A change's state change (decision 0040): the JSON operations (libs/protocol's change operations)
+ * that turn the table's state at version `from` into its state at version `to`.
+ */
+export interface StoredStateChange {
+  readonly from: number;
+  readonly to: number;
+  readonly ops: unknown[];
+}
 
 /** A new table's row. `state` is the snapshot at version 0, as JSON text. */
 export interface NewTableRow extends Pick<
@@ -52,6 +66,8 @@ export interface LogRow {
   readonly round_number: TableAction['roundNumber'];
   readonly payload: unknown;
   readonly intent_id: TableAction['intentId'];
+  /** On the change's last row when the snapshot is not written whole (decision 0040). */
+  readonly state_change?: StoredStateChange | null;
 }
 
 export interface SeatRow {
@@ -89,8 +105,11 @@ export interface TableChange extends Pick<GameTable, 'status' | 'deadlineAt'> {
   readonly tableId: GameTable['id'];
   readonly expectedVersion: number;
   readonly version: number;
-  /** The snapshot at `version`, as JSON text. */
-  readonly state: string;
+  /**
+   * The snapshot at `version`, as JSON text; null leaves the stored snapshot as it is, and the change's
+   * state change is on its last log row (decision 0040).
+   */
+  readonly state: string | null;
   /** Seats present after the change (decision 0026: seated, and connected or not yet connected). */
   readonly seatsPresent: number;
   /** Null keeps the stored host. */
@@ -107,6 +126,17 @@ export interface TableChange extends Pick<GameTable, 'status' | 'deadlineAt'> {
 /** `stored`; `not-written` (another version is stored, or the expiry passed); `duplicate` (intent id). */
 export type ChangeOutcome = 'stored' | 'not-written' | 'duplicate';
 
+/** An open table's deadline as stored (TableQueries.openTableDeadlines). */
+export interface OpenTableDeadline {
+  readonly id: string;
+  /** The snapshot's deadline (JSON): the table's own unless `stale`. */
+  readonly deadline: unknown;
+  /** When the table's current deadline is due (its row's deadline_at). */
+  readonly deadlineAt: Date;
+  /** The snapshot is older than the table (decision 0040): its deadline may not be the current one. */
+  readonly stale: boolean;
+}
+
 /** What the gateway shows of a table. */
 export interface TableSummaryRow extends Pick<
   GameTable,
@@ -122,13 +152,13 @@ export interface TableSummaryRow extends Pick<
 const APPEND_SQL = `
 WITH t AS (
   UPDATE game_tables
-     SET state = $2::json, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), seats_present = $14, updated_at = now()
+     SET state = COALESCE($2::json, state), state_version = CASE WHEN $2::json IS NULL THEN state_version ELSE $3 END, version = $3, status = $4, deadline_at = $5::timestamptz, host_player_id = COALESCE($6::uuid, host_player_id), seats_present = $14, updated_at = now()
    WHERE id = $1 AND version = $7 AND ($13::timestamptz IS NULL OR clock_timestamp() < $13::timestamptz)
   RETURNING id
 ), log AS (
-  INSERT INTO table_actions (table_id, seq, kind, seat, match_number, round_number, payload, intent_id)
-  SELECT t.id, x.seq, x.kind, x.seat, x.match_number, x.round_number, x.payload, x.intent_id
-    FROM t, jsonb_to_recordset($8::jsonb) AS x(seq bigint, kind text, seat int, match_number int, round_number int, payload jsonb, intent_id text)
+  INSERT INTO table_actions (table_id, seq, kind, seat, match_number, round_number, payload, intent_id, state_change)
+  SELECT t.id, x.seq, x.kind, x.seat, x.match_number, x.round_number, x.payload, x.intent_id, x.state_change
+    FROM t, jsonb_to_recordset($8::jsonb) AS x(seq bigint, kind text, seat int, match_number int, round_number int, payload jsonb, intent_id text, state_change json)
 ), freed AS (
   DELETE FROM table_seats s USING t WHERE s.table_id = t.id AND s.seat = ANY($9::int[])
 ), taken AS (
@@ -157,8 +187,8 @@ SELECT count(*)::int AS updated FROM t`;
  * line of the UPDATE's RETURNING. The ids returned are the changes stored; a change not among them
  * wrote nothing. Per-table columns are arrays ($1, $3-$9) and the snapshots one JSON array ($2, the
  * snapshots' texts joined: as a text[] every snapshot was escaped into the array literal, two regex
- * passes and four copies of ~5 KB per change: a fifth of the table-service's allocation, issue 14),
- * paired by position; the rows each change adds are one JSON recordset per kind, tagged with table_id.
+ * passes and four copies of ~5 KB per change: a fifth of the table-service's allocation, issue 14;
+ * a JSON null keeps the stored snapshot, decision 0040), paired by position; the rows each change adds are one JSON recordset per kind, tagged with table_id.
  */
 const APPEND_BATCH_SQL = `
 WITH c AS (
@@ -168,14 +198,16 @@ WITH c AS (
     JOIN json_array_elements($2::json) WITH ORDINALITY AS s(state, n) USING (n)
 ), t AS (
   UPDATE game_tables g
-     SET state = c.state, version = c.version, status = c.status, deadline_at = c.deadline_at, host_player_id = COALESCE(c.host_player_id, g.host_player_id), seats_present = c.seats_present, updated_at = now()
+     SET state = CASE WHEN json_typeof(c.state) = 'null' THEN g.state ELSE c.state END,
+         state_version = CASE WHEN json_typeof(c.state) = 'null' THEN g.state_version ELSE c.version END,
+         version = c.version, status = c.status, deadline_at = c.deadline_at, host_player_id = COALESCE(c.host_player_id, g.host_player_id), seats_present = c.seats_present, updated_at = now()
     FROM c
    WHERE g.id = c.id AND g.version = c.expected AND (c.expires_at IS NULL OR clock_timestamp() < c.expires_at)
   RETURNING g.id
 ), log AS (
-  INSERT INTO table_actions (table_id, seq, kind, seat, match_number, round_number, payload, intent_id)
-  SELECT t.id, x.seq, x.kind, x.seat, x.match_number, x.round_number, x.payload, x.intent_id
-    FROM jsonb_to_recordset($10::jsonb) AS x(table_id text, seq bigint, kind text, seat int, match_number int, round_number int, payload jsonb, intent_id text)
+  INSERT INTO table_actions (table_id, seq, kind, seat, match_number, round_number, payload, intent_id, state_change)
+  SELECT t.id, x.seq, x.kind, x.seat, x.match_number, x.round_number, x.payload, x.intent_id, x.state_change
+    FROM jsonb_to_recordset($10::jsonb) AS x(table_id text, seq bigint, kind text, seat int, match_number int, round_number int, payload jsonb, intent_id text, state_change json)
     JOIN t ON t.id = x.table_id
 ), freed AS (
   DELETE FROM table_seats s USING t, jsonb_to_recordset($11::jsonb) AS x(table_id text, seat int)
@@ -244,10 +276,14 @@ const STORED_INTENT_SQL = `
 
 /*
  * The snapshot with the ids of the table's last $2 intents, from the log (each stored intent's id is
- * on its first row), newest first by table_actions_pkey, then put oldest first. One round trip.
+ * on its first row), newest first by table_actions_pkey, then put oldest first, and the state changes
+ * stored since the snapshot (decision 0040), oldest first, by the same key. One round trip.
  */
 const SNAPSHOT_SQL = `
-  SELECT t.state, t.version,
+  SELECT t.state, t.version, t.state_version AS "stateVersion",
+         COALESCE((SELECT json_agg(a.state_change ORDER BY a.seq)
+                     FROM table_actions a
+                    WHERE a.table_id = t.id AND a.seq > t.state_version AND a.state_change IS NOT NULL), '[]'::json) AS "stateChanges",
          COALESCE((SELECT json_agg(r.intent_id ORDER BY r.seq)
                      FROM (SELECT a.intent_id, a.seq FROM table_actions a
                             WHERE a.table_id = t.id AND a.intent_id IS NOT NULL
@@ -407,7 +443,7 @@ export class TableQueries {
     const rows = await this.change<{ id: string }>(
       APPEND_BATCH_SQL,
       changes.map((c) => c.tableId),
-      `[${changes.map((c) => c.state).join(',')}]`,
+      `[${changes.map((c) => c.state ?? 'null').join(',')}]`,
       changes.map((c) => c.version),
       changes.map((c) => c.status),
       changes.map((c) => timestamp(c.deadlineAt)),
@@ -454,13 +490,14 @@ export class TableQueries {
   }
 
   /**
-   * The id and deadline (the state's `deadline`, JSON) of every open table of `shards` out of `total`
-   * that has one, in one query: an index scan of game_tables_open_route_idx, whose route_hash is
-   * libs/protocol's shardOf computed by Postgres, reading each row's deadline (decision 0011).
+   * The id and deadline of every open table of `shards` out of `total` that has one, in one query: an
+   * index scan of game_tables_open_route_idx, whose route_hash is libs/protocol's shardOf computed by
+   * Postgres, reading each row's deadline (decision 0011). `deadline` is the snapshot's (JSON), which
+   * is older than the table when `stale` (decision 0040); `deadlineAt` is always the table's own.
    */
-  openTableDeadlines(shards: readonly number[], total: number): Promise<{ id: string; deadline: unknown }[]> {
-    return this.prisma.$queryRawUnsafe<{ id: string; deadline: unknown }[]>(
-      `SELECT id, state->'deadline' AS deadline FROM game_tables WHERE status IN (${OPEN_STATUS_SQL}) AND (route_hash % $1) = ANY($2::int[]) AND json_typeof(state->'deadline') = 'object'`,
+  openTableDeadlines(shards: readonly number[], total: number): Promise<OpenTableDeadline[]> {
+    return this.prisma.$queryRawUnsafe<OpenTableDeadline[]>(
+      `SELECT id, state->'deadline' AS deadline, deadline_at AS "deadlineAt", state_version < version AS stale FROM game_tables WHERE status IN (${OPEN_STATUS_SQL}) AND (route_hash % $1) = ANY($2::int[]) AND deadline_at IS NOT NULL`,
       total,
       [...shards],
     );
