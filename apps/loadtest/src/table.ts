@@ -284,8 +284,6 @@ export class TableRun implements SeatEvents {
     }
     const legal = view.game!.legal;
     const action = legal[rng.below(legal.length)]!;
-    // The seat's frame for the action; the lean client gives it its own id.
-    const { type, id: _id, ...body } = messageOfAction(action, 'unsent');
     const measure: Measure = {
       t0: performance.now(),
       actor: bot.index,
@@ -294,7 +292,11 @@ export class TableRun implements SeatEvents {
       got: 0,
       lastAt: 0,
     };
-    bot.seat.send(type, body, (reply) => this.replied(bot, reply, measure));
+    // The seat's frame for the action, with the id the lean client gives it.
+    bot.seat.sendFrame(
+      (id) => messageOfAction(action, id),
+      (reply) => this.replied(bot, reply, measure),
+    );
   }
 
   private replied(bot: Bot, reply: Reply, measure: Measure | null): void {
