@@ -19,7 +19,8 @@ export const INTENT_ID_KEY: UniqueKey = {
 };
 
 /**
- * A table's snapshot: its state (JSON) at `version`, and the ids of the last intents stored in its
+ * A table's snapshot: its state (JSON) at `stateVersion`, the state changes stored since (the table is
+ * at `version` once they are applied: decision 0040), and the ids of the last intents stored in its
  * log, oldest first (the snapshot does not carry them: decision 0022).
  */
 export type StoredSnapshot = Pick<GameTable, 'state' | 'version' | 'stateVersion'> & {
